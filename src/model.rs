@@ -1,0 +1,119 @@
+//! Fitted models are data: they predict, report their sparsity, serialize to JSON, and say
+//! which formulation made them. This module holds the traits every fitted model implements
+//! and the JSON envelope that lets a loader reject a file of another kind with a clear error.
+//!
+//! Depends on the core's error type.
+
+use crate::{GlassboxError, Result};
+use nalgebra::DMatrix;
+use serde::{de::DeserializeOwned, Deserialize, Serialize};
+use std::path::Path;
+
+/// A fitted classifier over the features of the user's table (in the user's units: the
+/// model carries its own scaling).
+pub trait Classifier {
+    /// The class labels, in the order of the columns of [`Classifier::predict_proba`].
+    fn classes(&self) -> &[String];
+    /// Class probabilities, one row per row of `x`, one column per class.
+    fn predict_proba(&self, x: &DMatrix<f64>) -> DMatrix<f64>;
+    /// The most probable class index per row (ties go to the lower index).
+    fn predict(&self, x: &DMatrix<f64>) -> Vec<usize> {
+        let proba = self.predict_proba(x);
+        (0..proba.nrows())
+            .map(|i| {
+                let row = proba.row(i);
+                let mut best = 0;
+                for k in 1..row.len() {
+                    if row[k] > row[best] {
+                        best = k;
+                    }
+                }
+                best
+            })
+            .collect()
+    }
+}
+
+/// The file format of a saved model: which formulation made it, the glassbox version, and
+/// the model itself.
+#[derive(Serialize, Deserialize)]
+struct Envelope<T> {
+    glassbox_model: String,
+    version: String,
+    model: T,
+}
+
+/// Saves `model` as JSON, tagged with `kind` (the formulation's name). The file is written
+/// to a temporary name and renamed, so a crash never leaves half a model behind.
+pub fn save_json<T: Serialize>(path: &Path, kind: &str, model: &T) -> Result<()> {
+    let envelope = Envelope {
+        glassbox_model: kind.to_string(),
+        version: env!("CARGO_PKG_VERSION").to_string(),
+        model,
+    };
+    let text = serde_json::to_string_pretty(&envelope).map_err(|e| GlassboxError::Model {
+        file: path.display().to_string(),
+        message: e.to_string(),
+    })?;
+    write_atomically(path, text.as_bytes())
+}
+
+/// Loads a model saved by [`save_json`], checking that it was made by formulation `kind`.
+pub fn load_json<T: DeserializeOwned>(path: &Path, kind: &str) -> Result<T> {
+    let file = path.display().to_string();
+    let text = std::fs::read_to_string(path).map_err(|e| GlassboxError::io(path, e))?;
+    let value: serde_json::Value = serde_json::from_str(&text).map_err(|e| GlassboxError::Model {
+        file: file.clone(),
+        message: format!("not valid JSON: {e}"),
+    })?;
+    let found = value
+        .get("glassbox_model")
+        .and_then(|v| v.as_str())
+        .ok_or_else(|| GlassboxError::Model {
+            file: file.clone(),
+            message: "not a glassbox model (no \"glassbox_model\" field)".to_string(),
+        })?;
+    if found != kind {
+        return Err(GlassboxError::Model {
+            file,
+            message: format!("this is a '{found}' model, expected a '{kind}' model"),
+        });
+    }
+    let envelope: Envelope<T> = serde_json::from_value(value).map_err(|e| GlassboxError::Model {
+        file,
+        message: format!("malformed '{kind}' model: {e}"),
+    })?;
+    Ok(envelope.model)
+}
+
+/// The formulation name a saved model file declares.
+pub fn model_kind(path: &Path) -> Result<String> {
+    let text = std::fs::read_to_string(path).map_err(|e| GlassboxError::io(path, e))?;
+    let value: serde_json::Value = serde_json::from_str(&text).map_err(|e| GlassboxError::Model {
+        file: path.display().to_string(),
+        message: format!("not valid JSON: {e}"),
+    })?;
+    value
+        .get("glassbox_model")
+        .and_then(|v| v.as_str())
+        .map(str::to_string)
+        .ok_or_else(|| GlassboxError::Model {
+            file: path.display().to_string(),
+            message: "not a glassbox model (no \"glassbox_model\" field)".to_string(),
+        })
+}
+
+/// Writes `bytes` to `path` through a temporary file in the same folder and a rename.
+pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
+    let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().to_string())
+        .unwrap_or_else(|| "out".to_string());
+    let tmp = dir.join(format!(".{name}.tmp{}", std::process::id()));
+    std::fs::write(&tmp, bytes).map_err(|e| GlassboxError::io(&tmp, e))?;
+    std::fs::rename(&tmp, path).map_err(|e| {
+        let _ = std::fs::remove_file(&tmp);
+        GlassboxError::io(path, e)
+    })
+}

@@ -1,0 +1,214 @@
+//! [`SolveOptions`]: the one options type every backend takes. Typed fields cover what all
+//! backends share; `raw` passes backend-specific options through, and the registry checks
+//! them against the backend's declared [`OptionSpec`]s, so none is silently dropped.
+//!
+//! Depends on nothing in glassbox but the error type.
+
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// A value of a raw backend option, as written in a TOML config.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum RawOptionValue {
+    /// `true` / `false`.
+    Bool(bool),
+    /// An integer.
+    Int(i64),
+    /// A real number.
+    Float(f64),
+    /// A string.
+    Str(String),
+}
+
+impl std::fmt::Display for RawOptionValue {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RawOptionValue::Bool(b) => write!(f, "{b}"),
+            RawOptionValue::Int(i) => write!(f, "{i}"),
+            RawOptionValue::Float(x) => write!(f, "{x}"),
+            RawOptionValue::Str(s) => write!(f, "\"{s}\""),
+        }
+    }
+}
+
+/// The type a raw option must have.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OptionKind {
+    /// A whole number.
+    Int,
+    /// A real number (integers are accepted).
+    Float,
+    /// One of the listed strings.
+    Choice(&'static [&'static str]),
+    /// `true` or `false`.
+    Bool,
+}
+
+/// One raw option a backend accepts, with its type and a line of help.
+#[derive(Clone, Copy, Debug)]
+pub struct OptionSpec {
+    /// The option's name, as the backend spells it.
+    pub name: &'static str,
+    /// Its type.
+    pub kind: OptionKind,
+    /// What it does.
+    pub help: &'static str,
+}
+
+impl OptionSpec {
+    /// Checks `value` against this option's type; the message says what was expected.
+    pub fn check(&self, value: &RawOptionValue) -> std::result::Result<(), String> {
+        match (self.kind, value) {
+            (OptionKind::Int, RawOptionValue::Int(_)) => Ok(()),
+            (OptionKind::Float, RawOptionValue::Float(x)) if x.is_finite() => Ok(()),
+            (OptionKind::Float, RawOptionValue::Int(_)) => Ok(()),
+            (OptionKind::Bool, RawOptionValue::Bool(_)) => Ok(()),
+            (OptionKind::Choice(choices), RawOptionValue::Str(s)) if choices.contains(&s.as_str()) => {
+                Ok(())
+            }
+            (OptionKind::Choice(choices), _) => Err(format!(
+                "expected one of {}, got {value}",
+                choices
+                    .iter()
+                    .map(|c| format!("\"{c}\""))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )),
+            (kind, _) => Err(format!("expected {}, got {value}", kind_name(kind))),
+        }
+    }
+}
+
+fn kind_name(kind: OptionKind) -> &'static str {
+    match kind {
+        OptionKind::Int => "an integer",
+        OptionKind::Float => "a finite number",
+        OptionKind::Bool => "true or false",
+        OptionKind::Choice(_) => "a string",
+    }
+}
+
+/// A starting point for a solve: the primal point and, where the backend takes them, the
+/// multipliers of the constraints and of the variable bounds (as a previous
+/// [`crate::SolveResult`] returns them).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct WarmStart {
+    /// Primal point, one value per variable.
+    pub primal: Vec<f64>,
+    /// Multipliers of the general constraints.
+    pub constraint_multipliers: Option<Vec<f64>>,
+    /// Multipliers of the variables' lower bounds.
+    pub lower_bound_multipliers: Option<Vec<f64>>,
+    /// Multipliers of the variables' upper bounds.
+    pub upper_bound_multipliers: Option<Vec<f64>>,
+}
+
+impl WarmStart {
+    /// A warm start of the primal point only.
+    pub fn primal(x: Vec<f64>) -> Self {
+        WarmStart {
+            primal: x,
+            ..Default::default()
+        }
+    }
+}
+
+/// Options of one solve. Deserializes from the `[solver]` table of a config, with defaults
+/// for every field; unknown fields are rejected.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct SolveOptions {
+    /// Wall-clock limit in seconds, enforced by glassbox as well as passed to the backend.
+    pub time_limit: Option<f64>,
+    /// Limit on the backend's iterations.
+    pub iteration_limit: Option<u64>,
+    /// Convergence tolerance (the backend's main optimality tolerance).
+    pub tolerance: Option<f64>,
+    /// Relative MIP gap at which a MILP backend stops.
+    pub relative_gap: Option<f64>,
+    /// Absolute MIP gap at which a MILP backend stops.
+    pub absolute_gap: Option<f64>,
+    /// Threads the backend may use.
+    pub threads: Option<usize>,
+    /// Random seed of the backend.
+    pub seed: Option<u64>,
+    /// 0: silent; 1: a line per solve; 2 and more: the backend's own log.
+    pub verbosity: u8,
+    /// Starting point. Not part of a config: formulations set it.
+    #[serde(skip)]
+    pub warm_start: Option<WarmStart>,
+    /// Backend-specific options, checked against the backend's declared options.
+    pub raw: BTreeMap<String, RawOptionValue>,
+}
+
+impl SolveOptions {
+    /// Checks the typed fields; the registry checks `raw`.
+    pub fn validate(&self) -> crate::Result<()> {
+        use crate::GlassboxError::Config;
+        if let Some(t) = self.time_limit {
+            if !(t.is_finite() && t > 0.0) {
+                return Err(Config(format!(
+                    "time_limit must be a positive number of seconds, got {t}"
+                )));
+            }
+        }
+        if let Some(t) = self.tolerance {
+            if !(t.is_finite() && t > 0.0) {
+                return Err(Config(format!("tolerance must be positive, got {t}")));
+            }
+        }
+        for (name, gap) in [
+            ("relative_gap", self.relative_gap),
+            ("absolute_gap", self.absolute_gap),
+        ] {
+            if let Some(g) = gap {
+                if !(g.is_finite() && g >= 0.0) {
+                    return Err(Config(format!("{name} must be >= 0, got {g}")));
+                }
+            }
+        }
+        if self.threads == Some(0) {
+            return Err(Config("threads must be at least 1".into()));
+        }
+        Ok(())
+    }
+
+    /// The same options with another warm start.
+    pub fn with_warm_start(&self, warm_start: Option<WarmStart>) -> Self {
+        SolveOptions {
+            warm_start,
+            ..self.clone()
+        }
+    }
+}
+
+/// Checks every raw option against a backend's declared options: an unknown name or a
+/// value of the wrong type is an error naming the option and what is accepted.
+pub fn check_raw_options(
+    solver: &str,
+    specs: &[OptionSpec],
+    raw: &BTreeMap<String, RawOptionValue>,
+) -> crate::Result<()> {
+    for (name, value) in raw {
+        let Some(spec) = specs.iter().find(|s| s.name == name) else {
+            let known: Vec<&str> = specs.iter().map(|s| s.name).collect();
+            return Err(crate::GlassboxError::InvalidOption {
+                solver: solver.to_string(),
+                option: name.clone(),
+                message: if known.is_empty() {
+                    "this solver takes no raw options".to_string()
+                } else {
+                    format!("unknown option; known options are {}", known.join(", "))
+                },
+            });
+        };
+        spec.check(value)
+            .map_err(|message| crate::GlassboxError::InvalidOption {
+                solver: solver.to_string(),
+                option: name.clone(),
+                message,
+            })?;
+    }
+    Ok(())
+}

@@ -1,0 +1,86 @@
+//! The backend traits. A backend is a trait object (`Box<dyn NlpSolver>` or
+//! `Box<dyn MilpSolver>`), cloneable through `dyn-clone`, created by name from the
+//! [`crate::registry`], and declares what it can do in its [`Capabilities`]. Asking a backend
+//! for something it cannot do is an error, never a silent fallback.
+//!
+//! Depends on the problem, options and result types of the core.
+
+use crate::milp::MilpProblem;
+use crate::nlp::NlpProblem;
+use crate::{GlassboxError, Result, SolveOptions, SolveResult};
+use dyn_clone::DynClone;
+use serde::Serialize;
+
+/// What a backend can do.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Capabilities {
+    /// Solves problems with integer variables.
+    pub integers: bool,
+    /// Handles general (non-bound) constraints.
+    pub constraints: bool,
+    /// Uses the problem's exact Hessian when given one.
+    pub exact_hessian: bool,
+    /// Starts from a given primal point.
+    pub warm_start: bool,
+    /// Starts from given multipliers as well.
+    pub warm_start_duals: bool,
+    /// Reports a proven bound on the optimum.
+    pub dual_bound: bool,
+    /// Runs on a GPU.
+    pub gpu: bool,
+}
+
+impl Capabilities {
+    /// The list of capabilities that are set, for `glassbox solvers`.
+    pub fn names(&self) -> Vec<&'static str> {
+        [
+            (self.integers, "integers"),
+            (self.constraints, "constraints"),
+            (self.exact_hessian, "exact-hessian"),
+            (self.warm_start, "warm-start"),
+            (self.warm_start_duals, "warm-start-duals"),
+            (self.dual_bound, "dual-bound"),
+            (self.gpu, "gpu"),
+        ]
+        .iter()
+        .filter(|(on, _)| *on)
+        .map(|(_, n)| *n)
+        .collect()
+    }
+}
+
+/// A backend for continuous NLPs.
+pub trait NlpSolver: DynClone + Send + Sync {
+    /// The registry name, e.g. `"ipopt"`.
+    fn name(&self) -> &str;
+    /// What this backend can do.
+    fn capabilities(&self) -> Capabilities;
+    /// Solves `problem`. An `Err` means the request itself was invalid (malformed problem,
+    /// an option the backend cannot honour); every failure of the backend during the solve
+    /// is a [`crate::TerminationStatus`] in the `Ok` result.
+    fn solve(&self, problem: &dyn NlpProblem, options: &SolveOptions) -> Result<SolveResult>;
+}
+dyn_clone::clone_trait_object!(NlpSolver);
+
+/// A backend for mixed-integer linear programs.
+pub trait MilpSolver: DynClone + Send + Sync {
+    /// The registry name, e.g. `"highs"`.
+    fn name(&self) -> &str;
+    /// What this backend can do.
+    fn capabilities(&self) -> Capabilities;
+    /// Solves `problem`; errors and statuses as for [`NlpSolver::solve`].
+    fn solve(&self, problem: &MilpProblem, options: &SolveOptions) -> Result<SolveResult>;
+}
+dyn_clone::clone_trait_object!(MilpSolver);
+
+/// Rejects a request that needs a capability the backend lacks.
+pub fn require(solver: &str, has: bool, what: &str) -> Result<()> {
+    if has {
+        Ok(())
+    } else {
+        Err(GlassboxError::Capability {
+            solver: solver.to_string(),
+            what: what.to_string(),
+        })
+    }
+}
