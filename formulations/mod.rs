@@ -1,3 +1,12 @@
 //! The learning problems, one module per formulation. A formulation builds a problem from
 //! data, maps a solution back to a fitted model, and a fitted model back to a starting
 //! point; it knows nothing about a particular solver.
+
+pub mod sorct;
+
+use crate::formulation::FormulationInfo;
+
+/// Every formulation compiled into glassbox, for `glassbox formulations`.
+pub fn all() -> Vec<FormulationInfo> {
+    vec![sorct::info()]
+}

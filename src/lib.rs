@@ -24,6 +24,7 @@ pub mod options;
 pub mod registry;
 pub mod result;
 pub mod solver;
+pub mod tree;
 
 #[path = "../solvers/mod.rs"]
 pub mod solvers;

@@ -1,0 +1,315 @@
+//! S-ORCT: Sparse Optimal Randomized Classification Trees (Blanquero, Carrizosa, Molero-Río,
+//! Romero Morales, EJOR 2019; `shared/papers/000_5bd992e866fcf4f1.txt`). ORCT is the case
+//! lambda_L = lambda_G = 0.
+//!
+//! - [`SorctConfig`]: the parameters as a config writes them (with the paper's normalised
+//!   lambda grid `2^r / (p |tau_B|)` and `2^r / p`), resolved into [`SorctParams`].
+//! - [`SorctProblem`]: the smooth NLP (9)-(16), exact gradient and Hessian.
+//! - [`starts`]: starting points (the part that decides accuracy, see there).
+//! - [`SorctModel`]: the fitted tree: prediction, sparsity, unscaled rules, JSON.
+//! - [`lambda_bounds`]: the bounds of Theorem 2 above which a = 0 is stationary.
+//!
+//! Depends on the core (`nlp`, `tree`, `data`, `metrics`, `model`), never on a backend.
+
+mod model;
+mod problem;
+pub mod starts;
+
+pub use model::SorctModel;
+pub use problem::SorctProblem;
+
+use crate::formulation::{FormulationInfo, ParamSpec};
+use crate::{GlassboxError, Result};
+use nalgebra::DMatrix;
+use serde::{Deserialize, Serialize};
+use std::sync::Arc;
+
+/// The name configs use.
+pub const NAME: &str = "sorct";
+
+/// The parameters of S-ORCT as written in the `[formulation]` table of a config.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct SorctConfig {
+    /// Depth D of the tree.
+    pub depth: usize,
+    /// Slope gamma of the logistic CDF F(z) = 1 / (1 + exp(-gamma z)).
+    pub gamma: f64,
+    /// lambda_L, absolute.
+    pub lambda_local: f64,
+    /// lambda_G, absolute.
+    pub lambda_global: f64,
+    /// lambda_L on the paper's grid: `2^r / (p |tau_B|)` with r this value (overrides
+    /// `lambda_local`).
+    pub lambda_local_log2: Option<f64>,
+    /// lambda_G on the paper's grid: `2^r / p` with r this value (overrides `lambda_global`).
+    pub lambda_global_log2: Option<f64>,
+    /// Misclassification costs W (K x K, row = true class); default 0.5 off the diagonal.
+    pub costs: Option<Vec<Vec<f64>>>,
+    /// rho_k of the performance constraints (8): empty for none, one value for every
+    /// class, or one per class (0 switches a class off).
+    pub rho: Vec<f64>,
+    /// How random starts are drawn: "data" (splits through the data, default) or "uniform".
+    pub initialization: starts::Initialization,
+}
+
+impl Default for SorctConfig {
+    fn default() -> Self {
+        SorctConfig {
+            depth: 2,
+            gamma: 512.0,
+            lambda_local: 0.0,
+            lambda_global: 0.0,
+            lambda_local_log2: None,
+            lambda_global_log2: None,
+            costs: None,
+            rho: Vec::new(),
+            initialization: starts::Initialization::Data,
+        }
+    }
+}
+
+/// Parameters resolved for one data set (absolute lambdas, one rho per class).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SorctParams {
+    /// Depth D.
+    pub depth: usize,
+    /// gamma.
+    pub gamma: f64,
+    /// lambda_L.
+    pub lambda_local: f64,
+    /// lambda_G.
+    pub lambda_global: f64,
+    /// rho_k per class (0: no constraint for that class).
+    pub rho: Vec<f64>,
+}
+
+/// The description `glassbox formulations` prints.
+pub fn info() -> FormulationInfo {
+    const PARAMS: &[ParamSpec] = &[
+        ParamSpec {
+            name: "depth",
+            default: "2",
+            help: "depth D of the tree (1 to 6)",
+        },
+        ParamSpec {
+            name: "gamma",
+            default: "512",
+            help: "slope of the logistic CDF F at the branch nodes",
+        },
+        ParamSpec {
+            name: "lambda_local",
+            default: "0",
+            help: "lambda_L, l1 (local sparsity) penalty, absolute",
+        },
+        ParamSpec {
+            name: "lambda_global",
+            default: "0",
+            help: "lambda_G, l-infinity (global sparsity) penalty, absolute",
+        },
+        ParamSpec {
+            name: "lambda_local_log2",
+            default: "",
+            help: "r: lambda_L = 2^r / (p |tau_B|), the paper's grid (overrides lambda_local)",
+        },
+        ParamSpec {
+            name: "lambda_global_log2",
+            default: "",
+            help: "r: lambda_G = 2^r / p, the paper's grid (overrides lambda_global)",
+        },
+        ParamSpec {
+            name: "costs",
+            default: "0.5 off the diagonal",
+            help: "misclassification costs W, a K x K array, row = true class",
+        },
+        ParamSpec {
+            name: "rho",
+            default: "[] (off)",
+            help: "rho_k of the per-class performance constraints (8): one value or one per class",
+        },
+        ParamSpec {
+            name: "initialization",
+            default: "\"data\"",
+            help: "random starts: \"data\" (splits through the training points) or \"uniform\"",
+        },
+    ];
+    FormulationInfo {
+        name: NAME,
+        kind: "nlp",
+        description: "Sparse Optimal Randomized Classification Tree (Blanquero et al. 2019), smooth NLP (9)-(16)",
+        parameters: PARAMS,
+    }
+}
+
+impl SorctConfig {
+    /// Checks the parameters and resolves them for `p` features and `classes` classes.
+    pub fn resolve(&self, p: usize, classes: usize) -> Result<SorctParams> {
+        let err = |m: String| Err(GlassboxError::formulation(NAME, m));
+        if !(1..=6).contains(&self.depth) {
+            return err(format!("depth must be between 1 and 6, got {}", self.depth));
+        }
+        if (1usize << self.depth) < classes {
+            return err(format!(
+                "depth {} gives {} leaves but the data has {classes} classes: constraint (3) \
+                 (every class labels at least one leaf) cannot hold; use depth >= {}",
+                self.depth,
+                1usize << self.depth,
+                (classes as f64).log2().ceil() as usize
+            ));
+        }
+        if !(self.gamma.is_finite() && self.gamma > 0.0) {
+            return err(format!("gamma must be positive, got {}", self.gamma));
+        }
+        let branches = (1usize << self.depth) - 1;
+        let lambda_local = match self.lambda_local_log2 {
+            Some(r) => 2f64.powf(r) / (p * branches) as f64,
+            None => self.lambda_local,
+        };
+        let lambda_global = match self.lambda_global_log2 {
+            Some(r) => 2f64.powf(r) / p as f64,
+            None => self.lambda_global,
+        };
+        for (name, v) in [
+            ("lambda_local", lambda_local),
+            ("lambda_global", lambda_global),
+        ] {
+            if !(v.is_finite() && v >= 0.0) {
+                return err(format!("{name} must be >= 0, got {v}"));
+            }
+        }
+        let rho = match self.rho.len() {
+            0 => vec![0.0; classes],
+            1 => vec![self.rho[0]; classes],
+            n if n == classes => self.rho.clone(),
+            n => {
+                return err(format!(
+                    "rho has {n} values; give one, or one per class ({classes})"
+                ))
+            }
+        };
+        if let Some(r) = rho.iter().find(|r| !(0.0..=1.0).contains(*r)) {
+            return err(format!("rho values must be in [0, 1], got {r}"));
+        }
+        Ok(SorctParams {
+            depth: self.depth,
+            gamma: self.gamma,
+            lambda_local,
+            lambda_global,
+            rho,
+        })
+    }
+
+    /// The cost matrix W for `classes` classes.
+    pub fn cost_matrix(&self, classes: usize) -> Result<DMatrix<f64>> {
+        match &self.costs {
+            None => Ok(DMatrix::from_fn(classes, classes, |i, k| {
+                if i == k {
+                    0.0
+                } else {
+                    0.5
+                }
+            })),
+            Some(rows) => {
+                if rows.len() != classes || rows.iter().any(|r| r.len() != classes) {
+                    return Err(GlassboxError::formulation(
+                        NAME,
+                        format!("costs must be a {classes} x {classes} array (one row per class)"),
+                    ));
+                }
+                if rows.iter().flatten().any(|v| !(v.is_finite() && *v >= 0.0)) {
+                    return Err(GlassboxError::formulation(
+                        NAME,
+                        "costs must be finite and >= 0",
+                    ));
+                }
+                Ok(DMatrix::from_fn(classes, classes, |i, k| rows[i][k]))
+            }
+        }
+    }
+
+    /// Builds the NLP on scaled training features `x` (N x p) and classes `y`.
+    pub fn problem(
+        &self,
+        x: Arc<DMatrix<f64>>,
+        y: Arc<Vec<usize>>,
+        classes: usize,
+    ) -> Result<SorctProblem> {
+        if x.nrows() != y.len() || x.nrows() == 0 {
+            return Err(GlassboxError::formulation(
+                NAME,
+                format!("{} rows of features but {} labels", x.nrows(), y.len()),
+            ));
+        }
+        if let Some(&k) = y.iter().find(|&&k| k >= classes) {
+            return Err(GlassboxError::formulation(
+                NAME,
+                format!("label {k} out of range 0..{classes}"),
+            ));
+        }
+        if classes < 2 {
+            return Err(GlassboxError::formulation(
+                NAME,
+                "classification needs at least two classes",
+            ));
+        }
+        let params = self.resolve(x.ncols(), classes)?;
+        let costs = self.cost_matrix(classes)?;
+        Ok(SorctProblem::new(x, y, classes, params, costs))
+    }
+}
+
+/// The lambda bounds of Theorem 2 for this training set: for lambda_L >= `local`
+/// (sigma = 0) or lambda_G >= `global` (sigma = 1), a = 0 is a stationary point.
+///
+/// The theorem's bound is a maximum over mu in [-1, 1]^|tau_B| and binary feasible C of
+/// the gradient of g at a = 0. We compute that maximum in closed form for the l-infinity
+/// norm: at a = 0 every point has z_it = -mu_t, so
+/// `dg/da_jt = F'(-mu_t) A_t (sum over leaves left of t - sum right of t of
+/// pi_l v_jl) / (N p)` with A_t <= 1 the probability of reaching t, pi a distribution over
+/// the leaves of each subtree and `v_jl = sum_i x_ij W_{y_i, class(l)}`. Its supremum is
+/// `F'(0) / (N p) * max_j max_{k != k'} |S_jk - S_jk'|` with `S_jk = sum_i x_ij W_{y_i k}`
+/// (F' peaks at 0; A_t and pi reach their extremes as mu goes to +-1). For the l1 norm
+/// (the global bound) we sum that supremum over the |tau_B| branch nodes, an upper bound
+/// of the theorem's maximum, so the guarantee still holds.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct LambdaBounds {
+    /// Bound on lambda_L (sigma = 0).
+    pub local: f64,
+    /// Bound on lambda_G (sigma = 1).
+    pub global: f64,
+}
+
+/// See [`LambdaBounds`].
+pub fn lambda_bounds(
+    x: &DMatrix<f64>,
+    y: &[usize],
+    costs: &DMatrix<f64>,
+    gamma: f64,
+    depth: usize,
+) -> LambdaBounds {
+    let (n, p) = (x.nrows(), x.ncols());
+    let k = costs.nrows();
+    let mut s = DMatrix::<f64>::zeros(p, k);
+    for i in 0..n {
+        for j in 0..p {
+            for c in 0..k {
+                s[(j, c)] += x[(i, j)] * costs[(y[i], c)];
+            }
+        }
+    }
+    let mut widest: f64 = 0.0;
+    for j in 0..p {
+        for c1 in 0..k {
+            for c2 in 0..k {
+                if c1 != c2 {
+                    widest = widest.max((s[(j, c1)] - s[(j, c2)]).abs());
+                }
+            }
+        }
+    }
+    let local = gamma / 4.0 * widest / (n * p) as f64;
+    LambdaBounds {
+        local,
+        global: local * ((1usize << depth) - 1) as f64,
+    }
+}

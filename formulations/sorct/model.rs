@@ -1,0 +1,215 @@
+//! The fitted S-ORCT: coefficients a, locations mu and leaf labels C in the scaled units
+//! the problem was solved in, plus the scaler, so the tree predicts on raw rows and prints
+//! its rules in the user's units.
+
+use super::problem::{leaf_probabilities, left_probabilities, SorctProblem};
+use super::{starts, NAME};
+use crate::data::MinMaxScaler;
+use crate::metrics;
+use crate::model::Classifier;
+use crate::tree::TreeShape;
+use crate::Result;
+use nalgebra::DMatrix;
+use serde::{Deserialize, Serialize};
+use std::fmt::Write as _;
+use std::path::Path;
+
+/// A fitted Sparse Optimal Randomized Classification Tree.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SorctModel {
+    /// Depth D.
+    pub depth: usize,
+    /// Slope gamma of the logistic CDF.
+    pub gamma: f64,
+    /// lambda_L it was fitted with.
+    pub lambda_local: f64,
+    /// lambda_G it was fitted with.
+    pub lambda_global: f64,
+    /// Class labels (column order of `predict_proba`).
+    pub classes: Vec<String>,
+    /// Feature names (after dummy coding).
+    pub feature_names: Vec<String>,
+    /// The min-max scaler fitted on the training rows.
+    pub scaler: MinMaxScaler,
+    /// Split coefficients a (p x |tau_B|), scaled units.
+    pub a: DMatrix<f64>,
+    /// Split locations mu (|tau_B|), scaled units.
+    pub mu: Vec<f64>,
+    /// Leaf class probabilities C (K x |tau_L|).
+    pub c: DMatrix<f64>,
+}
+
+impl SorctModel {
+    /// The model at the NLP point `x` of `problem`.
+    pub fn from_solution(
+        problem: &SorctProblem,
+        x: &[f64],
+        scaler: MinMaxScaler,
+        classes: Vec<String>,
+        feature_names: Vec<String>,
+    ) -> Self {
+        let lay = &problem.layout;
+        SorctModel {
+            depth: problem.params.depth,
+            gamma: problem.params.gamma,
+            lambda_local: problem.params.lambda_local,
+            lambda_global: problem.params.lambda_global,
+            classes,
+            feature_names,
+            scaler,
+            a: lay.coefficients(x),
+            mu: x[lay.mu..lay.mu + lay.branches].to_vec(),
+            c: lay.leaf_classes(x),
+        }
+    }
+
+    /// The NLP point of `problem` that starts from this model (warm start). If the
+    /// problem's data were scaled differently, the splits are carried over through the
+    /// user's units, then clipped to the bounds [-1, 1].
+    pub fn start_point(&self, problem: &SorctProblem, scaler: &MinMaxScaler) -> Result<Vec<f64>> {
+        let lay = &problem.layout;
+        if self.a.nrows() != lay.p
+            || self.depth != problem.params.depth
+            || self.c.nrows() != lay.classes
+        {
+            return Err(crate::GlassboxError::formulation(
+                NAME,
+                format!(
+                    "cannot warm start from a model with depth {}, {} features and {} classes: \
+                     the problem has depth {}, {} features and {} classes",
+                    self.depth,
+                    self.a.nrows(),
+                    self.c.nrows(),
+                    problem.params.depth,
+                    lay.p,
+                    lay.classes
+                ),
+            ));
+        }
+        let (w, b) = self.user_units();
+        let p = lay.p as f64;
+        let a = DMatrix::from_fn(lay.p, lay.branches, |j, t| {
+            w[(j, t)] * p * scaler.scale_of(j)
+        });
+        let mu: Vec<f64> = (0..lay.branches)
+            .map(|t| b[t] - (0..lay.p).map(|j| w[(j, t)] * scaler.min[j]).sum::<f64>())
+            .collect();
+        Ok(starts::point(problem, &a, &mu, &self.c))
+    }
+
+    /// The splits in the user's units: node t sends x left with probability
+    /// F(gamma (w_t . x - b_t)); returns (w as p x |tau_B|, b).
+    pub fn user_units(&self) -> (DMatrix<f64>, Vec<f64>) {
+        let p = self.a.nrows() as f64;
+        let w = DMatrix::from_fn(self.a.nrows(), self.a.ncols(), |j, t| {
+            self.a[(j, t)] / (p * self.scaler.scale_of(j))
+        });
+        let b = (0..self.a.ncols())
+            .map(|t| {
+                self.mu[t]
+                    + (0..self.a.nrows())
+                        .map(|j| w[(j, t)] * self.scaler.min[j])
+                        .sum::<f64>()
+            })
+            .collect();
+        (w, b)
+    }
+
+    /// Class probabilities for rows already scaled.
+    pub fn predict_proba_scaled(&self, xs: &DMatrix<f64>) -> DMatrix<f64> {
+        let shape = TreeShape::new(self.depth);
+        let left = left_probabilities(xs, &self.a, &self.mu, self.gamma);
+        let reach = leaf_probabilities(&left, &shape);
+        reach * self.c.transpose()
+    }
+
+    /// Local sparsity delta_L (percent), coefficients with |a| <= `tol` counting as zero.
+    pub fn delta_local(&self, tol: f64) -> f64 {
+        metrics::delta_local(&self.a, tol)
+    }
+
+    /// Global sparsity delta_G (percent).
+    pub fn delta_global(&self, tol: f64) -> f64 {
+        metrics::delta_global(&self.a, tol)
+    }
+
+    /// The class each leaf predicts (its largest C_kt).
+    pub fn leaf_labels(&self) -> Vec<usize> {
+        (0..self.c.ncols())
+            .map(|l| {
+                (0..self.c.nrows())
+                    .max_by(|&a, &b| self.c[(a, l)].total_cmp(&self.c[(b, l)]))
+                    .unwrap_or(0)
+            })
+            .collect()
+    }
+
+    /// The tree as text in the user's units, zero coefficients left out.
+    pub fn describe(&self) -> String {
+        let (w, b) = self.user_units();
+        let shape = TreeShape::new(self.depth);
+        let mut out = String::new();
+        let _ = writeln!(
+            out,
+            "S-ORCT depth {} (gamma {}), delta_L {:.1}%, delta_G {:.1}%",
+            self.depth,
+            self.gamma,
+            self.delta_local(metrics::SPARSITY_TOLERANCE),
+            self.delta_global(metrics::SPARSITY_TOLERANCE)
+        );
+        for t in 0..shape.num_branches() {
+            let terms: Vec<String> = (0..w.nrows())
+                .filter(|&j| self.a[(j, t)].abs() > metrics::SPARSITY_TOLERANCE)
+                .map(|j| {
+                    format!(
+                        "{:+.4} * {}",
+                        w[(j, t)],
+                        self.feature_names.get(j).map_or("?", |s| s.as_str())
+                    )
+                })
+                .collect();
+            let rule = if terms.is_empty() {
+                "0".to_string()
+            } else {
+                terms.join(" ")
+            };
+            let _ = writeln!(
+                out,
+                "{}node {t}: left with probability F({} * ({rule} {:+.4}))",
+                "  ".repeat(shape.node_depth(t)),
+                self.gamma,
+                -b[t]
+            );
+        }
+        for (l, &k) in self.leaf_labels().iter().enumerate() {
+            let _ = writeln!(
+                out,
+                "{}leaf {l}: class {} (C = {:.3})",
+                "  ".repeat(self.depth),
+                self.classes.get(k).map_or("?", |s| s.as_str()),
+                self.c[(k, l)]
+            );
+        }
+        out
+    }
+
+    /// Saves the model as JSON.
+    pub fn save(&self, path: &Path) -> Result<()> {
+        crate::model::save_json(path, NAME, self)
+    }
+
+    /// Loads a model saved by [`SorctModel::save`].
+    pub fn load(path: &Path) -> Result<Self> {
+        crate::model::load_json(path, NAME)
+    }
+}
+
+impl Classifier for SorctModel {
+    fn classes(&self) -> &[String] {
+        &self.classes
+    }
+
+    fn predict_proba(&self, x: &DMatrix<f64>) -> DMatrix<f64> {
+        self.predict_proba_scaled(&self.scaler.transform(x))
+    }
+}

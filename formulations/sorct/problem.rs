@@ -1,0 +1,796 @@
+//! The S-ORCT smooth NLP (9)-(16) of Blanquero, Carrizosa, Molero-Río and Romero Morales,
+//! "Sparsity in Optimal Randomized Classification Trees" (EJOR 2019), with the
+//! simplification (17)-(18) when lambda_L = 0 and the per-class performance constraints (8).
+//!
+//! Variables, in this order (`Layout`):
+//! - `a+`, `a-` (p x |tau_B| each, in [0, 1]) when lambda_L > 0, so that |a| = a+ + a-
+//!   (13); when lambda_L = 0 a single `a` in [-1, 1] (4) replaces them, as the paper says;
+//! - `mu` (|tau_B|, in [-1, 1]) (15);
+//! - `C` (K x |tau_L|, in [0, 1]) (16);
+//! - `beta` (p, in [0, 1]) (14), only when lambda_G > 0. With lambda_G = 0 the variables
+//!   beta and constraints (12) / (17)-(18) do not change the problem (any `a` has a
+//!   feasible beta at zero cost), so they are left out; this is our choice, documented here.
+//!
+//! Constraints: (10) sum_k C_kt = 1; (11) sum_t C_kt >= 1; (12) beta_j >= a+_jt + a-_jt or
+//! (17)-(18) beta_j >= +-a_jt; (8) sum_{i in I_k} sum_t P_it C_kt >= rho_k |I_k| for the
+//! classes with rho_k > 0.
+//!
+//! The objective and constraint (8) are both of the form
+//! `Phi(a, mu, C; w) = sum_i sum_t P_it(a, mu) sum_k w_ik C_kt` for a weight matrix `w`
+//! (w_ik = W_{y_i k} / N for the objective; w_ik = [y_i = k] [k = class] for (8)), so the
+//! Hessian of the Lagrangian is the Hessian of Phi with the combined weights
+//! `obj_factor * W/N + sum_k lambda_k [y_i = k]`: one routine computes every second
+//! derivative, exactly.
+
+use super::SorctParams;
+use crate::nlp::NlpProblem;
+use crate::tree::TreeShape;
+use nalgebra::DMatrix;
+use std::sync::{Arc, Mutex};
+
+/// Where each group of variables starts in the NLP's variable vector.
+#[derive(Clone, Debug)]
+pub(crate) struct Layout {
+    pub p: usize,
+    pub branches: usize,
+    pub leaves: usize,
+    pub classes: usize,
+    /// Whether `a` is split into `a+` and `a-` (lambda_L > 0).
+    pub split: bool,
+    /// Whether the beta variables are present (lambda_G > 0).
+    pub beta: bool,
+    pub a_plus: usize,
+    pub a_minus: usize,
+    pub mu: usize,
+    pub c: usize,
+    pub beta_at: usize,
+    pub n: usize,
+}
+
+impl Layout {
+    fn new(p: usize, shape: &TreeShape, classes: usize, split: bool, beta: bool) -> Self {
+        let branches = shape.num_branches();
+        let leaves = shape.num_leaves();
+        let pb = p * branches;
+        let a_plus = 0;
+        let a_minus = if split { pb } else { 0 };
+        let mu = if split { 2 * pb } else { pb };
+        let c = mu + branches;
+        let beta_at = c + classes * leaves;
+        let n = beta_at + if beta { p } else { 0 };
+        Layout {
+            p,
+            branches,
+            leaves,
+            classes,
+            split,
+            beta,
+            a_plus,
+            a_minus,
+            mu,
+            c,
+            beta_at,
+            n,
+        }
+    }
+
+    /// Index of coefficient a_jt (or a+_jt) in the variable vector: node-major.
+    pub fn a(&self, j: usize, t: usize) -> usize {
+        self.a_plus + t * self.p + j
+    }
+
+    /// Index of a-_jt (only when `split`).
+    pub fn a_neg(&self, j: usize, t: usize) -> usize {
+        self.a_minus + t * self.p + j
+    }
+
+    /// Index of C_kt.
+    pub fn c(&self, k: usize, leaf: usize) -> usize {
+        self.c + k * self.leaves + leaf
+    }
+
+    /// The coefficient matrix a (p x |tau_B|) at `x`.
+    pub fn coefficients(&self, x: &[f64]) -> DMatrix<f64> {
+        DMatrix::from_fn(self.p, self.branches, |j, t| {
+            let v = x[self.a(j, t)];
+            if self.split {
+                v - x[self.a_neg(j, t)]
+            } else {
+                v
+            }
+        })
+    }
+
+    /// The class-probability matrix C (K x |tau_L|) at `x`.
+    pub fn leaf_classes(&self, x: &[f64]) -> DMatrix<f64> {
+        DMatrix::from_fn(self.classes, self.leaves, |k, l| x[self.c(k, l)])
+    }
+
+    /// Size of the "smooth" variable space (a, mu, C) on which the misclassification cost
+    /// depends: index `t * p + j` for a_jt, then mu, then C.
+    fn smooth_len(&self) -> usize {
+        self.p * self.branches + self.branches + self.classes * self.leaves
+    }
+    fn s_mu(&self, t: usize) -> usize {
+        self.p * self.branches + t
+    }
+    fn s_c(&self, k: usize, leaf: usize) -> usize {
+        self.p * self.branches + self.branches + k * self.leaves + leaf
+    }
+
+    /// The NLP variables a smooth variable stands for, with the sign of its derivative.
+    fn real_of_smooth(&self, s: usize) -> Vec<(usize, f64)> {
+        let pb = self.p * self.branches;
+        if s < pb {
+            if self.split {
+                vec![(self.a_plus + s, 1.0), (self.a_minus + s, -1.0)]
+            } else {
+                vec![(self.a_plus + s, 1.0)]
+            }
+        } else if s < pb + self.branches {
+            vec![(self.mu + (s - pb), 1.0)]
+        } else {
+            vec![(self.c + (s - pb - self.branches), 1.0)]
+        }
+    }
+}
+
+/// The quantities of one evaluation point shared by the objective, gradient, constraints
+/// and Hessian (IPOPT asks for them at the same point in turn).
+struct Forward {
+    x: Vec<f64>,
+    c: DMatrix<f64>,
+    /// p_it = F(z_it), the probability of going left at branch t (N x |tau_B|).
+    left: DMatrix<f64>,
+    /// F'(z_it) = gamma p (1 - p).
+    d1: DMatrix<f64>,
+    /// F''(z_it) = gamma^2 p (1 - p) (1 - 2p).
+    d2: DMatrix<f64>,
+    /// P_it, the probability of reaching leaf t (N x |tau_L|).
+    reach: DMatrix<f64>,
+}
+
+/// One S-ORCT instance: scaled training data, parameters, variable layout.
+pub struct SorctProblem {
+    pub(crate) x: Arc<DMatrix<f64>>,
+    pub(crate) y: Arc<Vec<usize>>,
+    pub(crate) shape: TreeShape,
+    pub(crate) params: SorctParams,
+    pub(crate) layout: Layout,
+    /// Misclassification costs W (K x K, row = true class).
+    pub(crate) costs: DMatrix<f64>,
+    /// W_{y_i k} / N (N x K): the objective's weights.
+    objective_weights: DMatrix<f64>,
+    /// The classes with a performance constraint (8), with their right-hand sides.
+    rho_rows: Vec<(usize, f64)>,
+    /// The training rows of each class (I_k).
+    members: Vec<Vec<usize>>,
+    hessian: HessianMap,
+    cache: Mutex<Option<Arc<Forward>>>,
+}
+
+/// The Hessian's structure in NLP variables, and for each entry the smooth-space entry it
+/// copies and the sign it takes (a- enters with a minus).
+struct HessianMap {
+    structure: Vec<(usize, usize)>,
+    source: Vec<(usize, usize, f64)>,
+}
+
+impl SorctProblem {
+    /// Builds the NLP on scaled features `x` (N x p, in [0, 1] on the training rows) and
+    /// class indices `y` in `0..classes`. The caller (`Sorct::problem`) has validated them.
+    pub(crate) fn new(
+        x: Arc<DMatrix<f64>>,
+        y: Arc<Vec<usize>>,
+        classes: usize,
+        params: SorctParams,
+        costs: DMatrix<f64>,
+    ) -> Self {
+        let shape = TreeShape::new(params.depth);
+        let n = x.nrows();
+        let layout = Layout::new(
+            x.ncols(),
+            &shape,
+            classes,
+            params.lambda_local > 0.0,
+            params.lambda_global > 0.0,
+        );
+        let objective_weights = DMatrix::from_fn(n, classes, |i, k| costs[(y[i], k)] / n as f64);
+        let mut members = vec![Vec::new(); classes];
+        for (i, &k) in y.iter().enumerate() {
+            members[k].push(i);
+        }
+        let rho_rows = params
+            .rho
+            .iter()
+            .enumerate()
+            .filter(|(_, r)| **r > 0.0)
+            .map(|(k, r)| (k, r * members[k].len() as f64))
+            .collect();
+        let hessian = hessian_map(&layout, &shape);
+        SorctProblem {
+            x,
+            y,
+            shape,
+            params,
+            layout,
+            costs,
+            objective_weights,
+            rho_rows,
+            members,
+            hessian,
+            cache: Mutex::new(None),
+        }
+    }
+
+    fn forward(&self, x: &[f64]) -> Arc<Forward> {
+        let mut cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(f) = cache.as_ref() {
+            if f.x == x {
+                return f.clone();
+            }
+        }
+        let f = Arc::new(self.compute_forward(x));
+        *cache = Some(f.clone());
+        f
+    }
+
+    fn compute_forward(&self, x: &[f64]) -> Forward {
+        let lay = &self.layout;
+        let a = lay.coefficients(x);
+        let c = lay.leaf_classes(x);
+        let mu = &x[lay.mu..lay.mu + lay.branches];
+        let gamma = self.params.gamma;
+        let left = left_probabilities(&self.x, &a, mu, gamma);
+        let d1 = left.map(|pl| gamma * pl * (1.0 - pl));
+        let d2 = left.map(|pl| gamma * gamma * pl * (1.0 - pl) * (1.0 - 2.0 * pl));
+        let reach = leaf_probabilities(&left, &self.shape);
+        Forward {
+            x: x.to_vec(),
+            c,
+            left,
+            d1,
+            d2,
+            reach,
+        }
+    }
+
+    /// Phi(w) and its gradient over the smooth variables, summing over `rows`:
+    /// returns (value, d/da as p x |tau_B|, d/dmu, d/dC as K x |tau_L|).
+    fn phi_gradient(
+        &self,
+        f: &Forward,
+        w: &DMatrix<f64>,
+        rows: Option<&[usize]>,
+    ) -> (f64, DMatrix<f64>, Vec<f64>, DMatrix<f64>) {
+        let lay = &self.layout;
+        let n = self.x.nrows();
+        let depth = self.shape.depth();
+        let mut g_z = DMatrix::zeros(n, lay.branches);
+        let mut g_c = DMatrix::zeros(lay.classes, lay.leaves);
+        let mut value = 0.0;
+        let mut q = vec![0.0; depth];
+        let mut visit = |i: usize| {
+            for l in 0..lay.leaves {
+                let mut cost = 0.0;
+                for k in 0..lay.classes {
+                    let wk = w[(i, k)];
+                    if wk != 0.0 {
+                        cost += wk * f.c[(k, l)];
+                        g_c[(k, l)] += wk * f.reach[(i, l)];
+                    }
+                }
+                value += cost * f.reach[(i, l)];
+                if cost == 0.0 {
+                    continue;
+                }
+                let path = self.shape.path(l);
+                for (d, &(t, goes_left)) in path.iter().enumerate() {
+                    q[d] = if goes_left {
+                        f.left[(i, t)]
+                    } else {
+                        1.0 - f.left[(i, t)]
+                    };
+                }
+                for (d, &(t, goes_left)) in path.iter().enumerate() {
+                    let mut others = 1.0;
+                    for (e, qe) in q.iter().enumerate() {
+                        if e != d {
+                            others *= qe;
+                        }
+                    }
+                    let sign = if goes_left { 1.0 } else { -1.0 };
+                    g_z[(i, t)] += cost * sign * f.d1[(i, t)] * others;
+                }
+            }
+        };
+        match rows {
+            Some(rows) => rows.iter().for_each(|&i| visit(i)),
+            None => (0..n).for_each(visit),
+        }
+        let p = lay.p as f64;
+        let g_a = self.x.tr_mul(&g_z) / p;
+        let g_mu = (0..lay.branches).map(|t| -g_z.column(t).sum()).collect();
+        (value, g_a, g_mu, g_c)
+    }
+
+    /// The Hessian of Phi(w) over the smooth variables, as a dense lower-triangular matrix.
+    fn phi_hessian(&self, f: &Forward, w: &DMatrix<f64>) -> DMatrix<f64> {
+        let lay = &self.layout;
+        let n = self.x.nrows();
+        let depth = self.shape.depth();
+        let p = lay.p as f64;
+        let pairs = self.shape.related_pairs();
+        let pair_index =
+            |t: usize, u: usize| pairs.iter().position(|&pr| pr == (t.min(u), t.max(u)));
+        // Second derivatives of Phi in z (per sample, per related pair) and the first
+        // derivatives dP_il/dz_it (per sample, per leaf and depth) for the C cross terms.
+        let mut h_z = DMatrix::zeros(n, pairs.len());
+        let mut e = DMatrix::zeros(n, lay.leaves * depth);
+        let mut pair_of = vec![vec![0usize; depth]; depth * lay.leaves];
+        for l in 0..lay.leaves {
+            let path = self.shape.path(l);
+            for d1 in 0..depth {
+                for d2 in 0..depth {
+                    pair_of[l * depth + d1][d2] = pair_index(path[d1].0, path[d2].0).unwrap_or(0);
+                }
+            }
+        }
+        let mut q = vec![0.0; depth];
+        let mut s = vec![0.0; depth];
+        for i in 0..n {
+            for l in 0..lay.leaves {
+                let path = self.shape.path(l);
+                for (d, &(t, goes_left)) in path.iter().enumerate() {
+                    q[d] = if goes_left {
+                        f.left[(i, t)]
+                    } else {
+                        1.0 - f.left[(i, t)]
+                    };
+                    s[d] = if goes_left { 1.0 } else { -1.0 };
+                }
+                let mut cost = 0.0;
+                for k in 0..lay.classes {
+                    cost += w[(i, k)] * f.c[(k, l)];
+                }
+                for d in 0..depth {
+                    let t = path[d].0;
+                    let mut others = 1.0;
+                    for (g, qg) in q.iter().enumerate() {
+                        if g != d {
+                            others *= qg;
+                        }
+                    }
+                    e[(i, l * depth + d)] = s[d] * f.d1[(i, t)] * others;
+                    if cost == 0.0 {
+                        continue;
+                    }
+                    h_z[(i, pair_of[l * depth + d][d])] += cost * s[d] * f.d2[(i, t)] * others;
+                    for d2 in 0..d {
+                        let u = path[d2].0;
+                        let mut rest = 1.0;
+                        for (g, qg) in q.iter().enumerate() {
+                            if g != d && g != d2 {
+                                rest *= qg;
+                            }
+                        }
+                        h_z[(i, pair_of[l * depth + d][d2])] +=
+                            cost * s[d] * s[d2] * f.d1[(i, t)] * f.d1[(i, u)] * rest;
+                    }
+                }
+            }
+        }
+        let ns = lay.smooth_len();
+        let mut h = DMatrix::zeros(ns, ns);
+        let mut add = |r: usize, c: usize, v: f64| {
+            let (r, c) = if r >= c { (r, c) } else { (c, r) };
+            h[(r, c)] += v;
+        };
+        let x = &*self.x;
+        let mut scaled = x.clone();
+        for (pi, &(t, u)) in pairs.iter().enumerate() {
+            let hz = h_z.column(pi);
+            for j in 0..lay.p {
+                for i in 0..n {
+                    scaled[(i, j)] = x[(i, j)] * hz[i];
+                }
+            }
+            let block = x.tr_mul(&scaled) / (p * p);
+            let cross = x.tr_mul(&hz) / (-p);
+            for j1 in 0..lay.p {
+                for j2 in 0..lay.p {
+                    if t == u && j2 > j1 {
+                        continue;
+                    }
+                    add(u * lay.p + j1, t * lay.p + j2, block[(j1, j2)]);
+                }
+                add(lay.s_mu(u), t * lay.p + j1, cross[j1]);
+                if t != u {
+                    add(lay.s_mu(t), u * lay.p + j1, cross[j1]);
+                }
+            }
+            add(lay.s_mu(u), lay.s_mu(t), hz.sum());
+        }
+        let mut weighted = DMatrix::zeros(n, lay.classes);
+        for l in 0..lay.leaves {
+            for (d, &(t, _)) in self.shape.path(l).iter().enumerate() {
+                let col = e.column(l * depth + d);
+                for k in 0..lay.classes {
+                    for i in 0..n {
+                        weighted[(i, k)] = w[(i, k)] * col[i];
+                    }
+                }
+                let ga = x.tr_mul(&weighted) / p;
+                for k in 0..lay.classes {
+                    let sc = lay.s_c(k, l);
+                    for j in 0..lay.p {
+                        add(sc, t * lay.p + j, ga[(j, k)]);
+                    }
+                    add(sc, lay.s_mu(t), -weighted.column(k).sum());
+                }
+            }
+        }
+        h
+    }
+
+    /// The misclassification cost g(a, mu, C) of (9), without the penalties.
+    pub fn misclassification_cost(&self, x: &[f64]) -> f64 {
+        let f = self.forward(x);
+        let cost = &self.objective_weights * &f.c;
+        f.reach.component_mul(&cost).sum()
+    }
+
+    /// The indicator weights of class `k` (w_ik = [y_i = k] [column k]).
+    fn class_weights(&self, k: usize) -> DMatrix<f64> {
+        let mut w = DMatrix::zeros(self.x.nrows(), self.layout.classes);
+        for &i in &self.members[k] {
+            w[(i, k)] = 1.0;
+        }
+        w
+    }
+
+    fn scatter_smooth_gradient(
+        &self,
+        g_a: &DMatrix<f64>,
+        g_mu: &[f64],
+        g_c: &DMatrix<f64>,
+        out: &mut [f64],
+    ) {
+        let lay = &self.layout;
+        for t in 0..lay.branches {
+            for j in 0..lay.p {
+                out[lay.a(j, t)] += g_a[(j, t)];
+                if lay.split {
+                    out[lay.a_neg(j, t)] -= g_a[(j, t)];
+                }
+            }
+            out[lay.mu + t] += g_mu[t];
+        }
+        for k in 0..lay.classes {
+            for l in 0..lay.leaves {
+                out[lay.c(k, l)] += g_c[(k, l)];
+            }
+        }
+    }
+
+    /// Number of general constraints before the rho rows.
+    fn linear_rows(&self) -> usize {
+        let lay = &self.layout;
+        let beta_rows = if !lay.beta {
+            0
+        } else if lay.split {
+            lay.p * lay.branches
+        } else {
+            2 * lay.p * lay.branches
+        };
+        lay.leaves + lay.classes + beta_rows
+    }
+}
+
+/// p_it = F(a_t.x_i / p - mu_t) for every row of `x` (N x p) and branch node.
+pub(crate) fn left_probabilities(
+    x: &DMatrix<f64>,
+    a: &DMatrix<f64>,
+    mu: &[f64],
+    gamma: f64,
+) -> DMatrix<f64> {
+    let p = x.ncols() as f64;
+    let mut z = x * a;
+    for (t, &m) in mu.iter().enumerate() {
+        z.column_mut(t)
+            .apply(|v| *v = logistic(gamma * (*v / p - m)));
+    }
+    z
+}
+
+/// P_it, the probability of reaching each leaf, from the left probabilities.
+pub(crate) fn leaf_probabilities(left: &DMatrix<f64>, shape: &TreeShape) -> DMatrix<f64> {
+    let n = left.nrows();
+    let mut reach = DMatrix::from_element(n, shape.num_leaves(), 1.0);
+    for l in 0..shape.num_leaves() {
+        for &(t, goes_left) in shape.path(l) {
+            for i in 0..n {
+                reach[(i, l)] *= if goes_left {
+                    left[(i, t)]
+                } else {
+                    1.0 - left[(i, t)]
+                };
+            }
+        }
+    }
+    reach
+}
+
+fn logistic(z: f64) -> f64 {
+    if z >= 0.0 {
+        1.0 / (1.0 + (-z).exp())
+    } else {
+        let e = z.exp();
+        e / (1.0 + e)
+    }
+}
+
+/// The Hessian structure: pairs of smooth variables that can have a nonzero second
+/// derivative (coefficients and locations of related branch nodes; those with the classes
+/// of the leaves below them), mapped to NLP variables.
+fn hessian_map(lay: &Layout, shape: &TreeShape) -> HessianMap {
+    let mut smooth = Vec::new();
+    let p = lay.p;
+    for (t, u) in shape.related_pairs() {
+        for j1 in 0..p {
+            for j2 in 0..p {
+                if t == u && j2 > j1 {
+                    continue;
+                }
+                smooth.push((u * p + j1, t * p + j2));
+            }
+            smooth.push((lay.s_mu(u), t * p + j1));
+            if t != u {
+                smooth.push((lay.s_mu(t), u * p + j1));
+            }
+        }
+        smooth.push((lay.s_mu(u), lay.s_mu(t)));
+    }
+    for l in 0..lay.leaves {
+        for &(t, _) in shape.path(l) {
+            for k in 0..lay.classes {
+                for j in 0..p {
+                    smooth.push((lay.s_c(k, l), t * p + j));
+                }
+                smooth.push((lay.s_c(k, l), lay.s_mu(t)));
+            }
+        }
+    }
+    let mut structure = Vec::new();
+    let mut source = Vec::new();
+    for &(s1, s2) in &smooth {
+        let mut seen = Vec::new();
+        for &(r1, g1) in &lay.real_of_smooth(s1) {
+            for &(r2, g2) in &lay.real_of_smooth(s2) {
+                let entry = (r1.max(r2), r1.min(r2));
+                if s1 == s2 && seen.contains(&entry) {
+                    continue;
+                }
+                seen.push(entry);
+                structure.push(entry);
+                source.push((s1, s2, g1 * g2));
+            }
+        }
+    }
+    HessianMap { structure, source }
+}
+
+impl NlpProblem for SorctProblem {
+    fn num_variables(&self) -> usize {
+        self.layout.n
+    }
+
+    fn num_constraints(&self) -> usize {
+        self.linear_rows() + self.rho_rows.len()
+    }
+
+    fn variable_bounds(&self) -> (Vec<f64>, Vec<f64>) {
+        let lay = &self.layout;
+        let mut lower = vec![0.0; lay.n];
+        let upper = vec![1.0; lay.n];
+        if !lay.split {
+            lower[..lay.p * lay.branches].fill(-1.0);
+        }
+        lower[lay.mu..lay.mu + lay.branches].fill(-1.0);
+        (lower, upper)
+    }
+
+    fn constraint_bounds(&self) -> (Vec<f64>, Vec<f64>) {
+        let lay = &self.layout;
+        let mut lower = vec![1.0; lay.leaves];
+        let mut upper = vec![1.0; lay.leaves];
+        lower.extend(std::iter::repeat_n(1.0, lay.classes));
+        upper.extend(std::iter::repeat_n(f64::INFINITY, lay.classes));
+        let beta_rows = self.linear_rows() - lay.leaves - lay.classes;
+        lower.extend(std::iter::repeat_n(0.0, beta_rows));
+        upper.extend(std::iter::repeat_n(f64::INFINITY, beta_rows));
+        for &(_, rhs) in &self.rho_rows {
+            lower.push(rhs);
+            upper.push(f64::INFINITY);
+        }
+        (lower, upper)
+    }
+
+    fn objective(&self, x: &[f64]) -> f64 {
+        let lay = &self.layout;
+        let mut value = self.misclassification_cost(x);
+        if lay.split {
+            let ab: f64 = x[lay.a_plus..lay.mu].iter().sum();
+            value += self.params.lambda_local * ab;
+        }
+        if lay.beta {
+            value += self.params.lambda_global * x[lay.beta_at..].iter().sum::<f64>();
+        }
+        value
+    }
+
+    fn gradient(&self, x: &[f64], grad: &mut [f64]) {
+        let lay = &self.layout;
+        let f = self.forward(x);
+        grad.fill(0.0);
+        let (_, g_a, g_mu, g_c) = self.phi_gradient(&f, &self.objective_weights, None);
+        self.scatter_smooth_gradient(&g_a, &g_mu, &g_c, grad);
+        if lay.split {
+            grad[lay.a_plus..lay.mu]
+                .iter_mut()
+                .for_each(|g| *g += self.params.lambda_local);
+        }
+        if lay.beta {
+            grad[lay.beta_at..]
+                .iter_mut()
+                .for_each(|g| *g += self.params.lambda_global);
+        }
+    }
+
+    fn constraints(&self, x: &[f64], g: &mut [f64]) {
+        let lay = &self.layout;
+        let mut row = 0;
+        for l in 0..lay.leaves {
+            g[row] = (0..lay.classes).map(|k| x[lay.c(k, l)]).sum();
+            row += 1;
+        }
+        for k in 0..lay.classes {
+            g[row] = (0..lay.leaves).map(|l| x[lay.c(k, l)]).sum();
+            row += 1;
+        }
+        if lay.beta {
+            for t in 0..lay.branches {
+                for j in 0..lay.p {
+                    let beta = x[lay.beta_at + j];
+                    if lay.split {
+                        g[row] = beta - x[lay.a(j, t)] - x[lay.a_neg(j, t)];
+                        row += 1;
+                    } else {
+                        g[row] = beta - x[lay.a(j, t)];
+                        g[row + 1] = beta + x[lay.a(j, t)];
+                        row += 2;
+                    }
+                }
+            }
+        }
+        if !self.rho_rows.is_empty() {
+            let f = self.forward(x);
+            for &(k, _) in &self.rho_rows {
+                g[row] = self.members[k]
+                    .iter()
+                    .map(|&i| {
+                        (0..lay.leaves)
+                            .map(|l| f.reach[(i, l)] * f.c[(k, l)])
+                            .sum::<f64>()
+                    })
+                    .sum();
+                row += 1;
+            }
+        }
+    }
+
+    fn jacobian_structure(&self) -> Vec<(usize, usize)> {
+        let lay = &self.layout;
+        let mut s = Vec::new();
+        let mut row = 0;
+        for l in 0..lay.leaves {
+            for k in 0..lay.classes {
+                s.push((row, lay.c(k, l)));
+            }
+            row += 1;
+        }
+        for k in 0..lay.classes {
+            for l in 0..lay.leaves {
+                s.push((row, lay.c(k, l)));
+            }
+            row += 1;
+        }
+        if lay.beta {
+            for t in 0..lay.branches {
+                for j in 0..lay.p {
+                    if lay.split {
+                        s.extend([
+                            (row, lay.beta_at + j),
+                            (row, lay.a(j, t)),
+                            (row, lay.a_neg(j, t)),
+                        ]);
+                        row += 1;
+                    } else {
+                        s.extend([(row, lay.beta_at + j), (row, lay.a(j, t))]);
+                        s.extend([(row + 1, lay.beta_at + j), (row + 1, lay.a(j, t))]);
+                        row += 2;
+                    }
+                }
+            }
+        }
+        for &(k, _) in &self.rho_rows {
+            for col in lay.a_plus..lay.c {
+                s.push((row, col));
+            }
+            for l in 0..lay.leaves {
+                s.push((row, lay.c(k, l)));
+            }
+            row += 1;
+        }
+        s
+    }
+
+    fn jacobian_values(&self, x: &[f64], values: &mut [f64]) {
+        let lay = &self.layout;
+        let mut at = lay.leaves * lay.classes * 2;
+        values[..at].fill(1.0);
+        if lay.beta {
+            for _ in 0..lay.p * lay.branches {
+                if lay.split {
+                    values[at..at + 3].copy_from_slice(&[1.0, -1.0, -1.0]);
+                    at += 3;
+                } else {
+                    values[at..at + 4].copy_from_slice(&[1.0, -1.0, 1.0, 1.0]);
+                    at += 4;
+                }
+            }
+        }
+        if self.rho_rows.is_empty() {
+            return;
+        }
+        let f = self.forward(x);
+        let mut dense = vec![0.0; lay.n];
+        for &(k, _) in &self.rho_rows {
+            dense.fill(0.0);
+            let w = self.class_weights(k);
+            let (_, g_a, g_mu, g_c) = self.phi_gradient(&f, &w, Some(&self.members[k]));
+            self.scatter_smooth_gradient(&g_a, &g_mu, &g_c, &mut dense);
+            let len = lay.c - lay.a_plus;
+            values[at..at + len].copy_from_slice(&dense[lay.a_plus..lay.c]);
+            at += len;
+            for l in 0..lay.leaves {
+                values[at] = dense[lay.c(k, l)];
+                at += 1;
+            }
+        }
+    }
+
+    fn hessian_structure(&self) -> Option<Vec<(usize, usize)>> {
+        Some(self.hessian.structure.clone())
+    }
+
+    fn hessian_values(&self, x: &[f64], obj_factor: f64, lambda: &[f64], values: &mut [f64]) {
+        let f = self.forward(x);
+        let mut w = &self.objective_weights * obj_factor;
+        let first_rho = self.linear_rows();
+        for (r, &(k, _)) in self.rho_rows.iter().enumerate() {
+            let mult = lambda[first_rho + r];
+            for &i in &self.members[k] {
+                w[(i, k)] += mult;
+            }
+        }
+        let h = self.phi_hessian(&f, &w);
+        for (v, &(s1, s2, sign)) in values.iter_mut().zip(&self.hessian.source) {
+            *v = sign * h[(s1, s2)];
+        }
+    }
+
+    fn name(&self) -> String {
+        format!("sorct(D={})", self.params.depth)
+    }
+}
