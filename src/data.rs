@@ -33,6 +33,10 @@ pub struct CsvOptions {
     pub categorical: Vec<String>,
     /// Drop rows with a missing cell (empty or `?`) instead of failing. Default `false`.
     pub drop_missing: bool,
+    /// Accept a file without the target column (new data to predict on); the table's
+    /// `target` is then empty. Not a config key.
+    #[serde(skip)]
+    pub target_optional: bool,
 }
 
 impl Default for CsvOptions {
@@ -41,6 +45,7 @@ impl Default for CsvOptions {
             target: "target".to_string(),
             categorical: Vec::new(),
             drop_missing: false,
+            target_optional: false,
         }
     }
 }
@@ -266,13 +271,14 @@ impl Table {
             ));
         }
 
-        let Some(target_index) = names.iter().position(|n| *n == target_name) else {
+        let target_index = names.iter().position(|n| *n == target_name);
+        if target_index.is_none() && !options.target_optional {
             return Err(err(format!(
                 "there is no target column '{target_name}'; the columns are {}; name the \
                  target column with the config key `data.target`",
                 quoted_list(&names)
             )));
-        };
+        }
 
         let mut declared = vec![false; names.len()];
         for requested in &options.categorical {
@@ -285,7 +291,7 @@ impl Table {
                         quoted_list(&names)
                     )))
                 }
-                Some(j) if j == target_index => {
+                Some(j) if Some(j) == target_index => {
                     return Err(err(format!(
                         "'{requested}' is the target column; remove it from \
                          `data.categorical` (classification targets are always treated as \
@@ -343,7 +349,7 @@ impl Table {
         let mut target = Vec::new();
         for (j, name) in names.iter().enumerate() {
             let cells: Vec<String> = rows.iter_mut().map(|r| std::mem::take(&mut r[j])).collect();
-            if j == target_index {
+            if Some(j) == target_index {
                 target = cells;
                 continue;
             }
@@ -368,7 +374,7 @@ impl Table {
 
     /// The number of rows (samples).
     pub fn n_rows(&self) -> usize {
-        self.target.len()
+        self.line_numbers.len()
     }
 
     /// The line of the file row `i` came from (for error messages).

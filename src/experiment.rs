@@ -1,1 +1,685 @@
-//! placeholder
+//! Experiments are data: a TOML config names a data set, a split protocol, a formulation
+//! with its parameters, a solver with its options and a multistart; running it appends one
+//! JSON line per solve to `results.jsonl` and saves the selected model of every split.
+//!
+//! ```toml
+//! [data]
+//! path = "../../shared/datasets/iris.csv"  # relative to this file
+//! # synthetic = { rows = 300, features = 4, classes = 3, seed = 7 }  # instead of path
+//! target = "target"
+//! categorical = []
+//! drop_missing = false
+//!
+//! [split]
+//! test_fraction = 0.25
+//! repeats = 10
+//! seed = 1
+//!
+//! [formulation]
+//! name = "sorct"
+//! depth = 2
+//!
+//! [solver]
+//! name = "ipopt"
+//! time_limit = 60.0
+//!
+//! [multistart]
+//! starts = 20
+//! seed = 1
+//! ```
+//!
+//! This module sees the formulations and the registry: it is one of the outer layers.
+
+use crate::data::{self, ClassificationData, CsvOptions, MinMaxScaler, Table};
+use crate::formulations::sorct::{self, starts, SorctConfig, SorctModel};
+use crate::metrics::{self, SPARSITY_TOLERANCE};
+use crate::model::Classifier;
+use crate::nlp::NlpProblem;
+use crate::{registry, GlassboxError, Result, SolveOptions, WarmStart};
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+use serde::{Deserialize, Serialize};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Instant;
+
+/// Where the data come from.
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct DataConfig {
+    /// A CSV file, relative to the config file's folder.
+    pub path: Option<PathBuf>,
+    /// A generated data set instead of a file (the demo's).
+    pub synthetic: Option<SyntheticConfig>,
+    /// The target column.
+    #[serde(default = "default_target")]
+    pub target: String,
+    /// Columns to treat as categorical (non-numeric columns are detected).
+    #[serde(default)]
+    pub categorical: Vec<String>,
+    /// Drop rows with missing cells (`?` or empty) instead of failing.
+    #[serde(default)]
+    pub drop_missing: bool,
+}
+
+fn default_target() -> String {
+    "target".to_string()
+}
+
+/// The seeded oblique classification set of [`data::synthetic_oblique`].
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct SyntheticConfig {
+    /// Rows.
+    pub rows: usize,
+    /// Features.
+    pub features: usize,
+    /// Classes (2 to 4).
+    pub classes: usize,
+    /// Seed.
+    pub seed: u64,
+}
+
+/// The split protocol: repeated stratified holdout.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct SplitConfig {
+    /// Fraction of rows in the test part.
+    pub test_fraction: f64,
+    /// Number of seeded splits.
+    pub repeats: usize,
+    /// Seed of the first split (split r uses seed + r).
+    pub seed: u64,
+}
+
+impl Default for SplitConfig {
+    fn default() -> Self {
+        SplitConfig {
+            test_fraction: 0.25,
+            repeats: 1,
+            seed: 1,
+        }
+    }
+}
+
+/// Multistart: n seeded random starts, plus optionally a start from a saved model.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct MultistartConfig {
+    /// Number of random starts per split.
+    pub starts: usize,
+    /// Seed of the starts (start s of split r uses a generator seeded with
+    /// `seed * 1_000_003 + r * 1_000 + s`).
+    pub seed: u64,
+    /// A saved model to start from (in addition to the random starts), relative to the
+    /// config file's folder.
+    pub warm_start: Option<PathBuf>,
+}
+
+impl Default for MultistartConfig {
+    fn default() -> Self {
+        MultistartConfig {
+            starts: 1,
+            seed: 1,
+            warm_start: None,
+        }
+    }
+}
+
+/// The `[solver]` table: a backend name and its options.
+#[derive(Clone, Debug)]
+pub struct SolverConfig {
+    /// Registry name.
+    pub name: String,
+    /// Options.
+    pub options: SolveOptions,
+}
+
+/// The `[formulation]` table, resolved to a known formulation.
+#[derive(Clone, Debug)]
+pub enum FormulationConfig {
+    /// S-ORCT.
+    Sorct(SorctConfig),
+}
+
+impl FormulationConfig {
+    /// The formulation's name.
+    pub fn name(&self) -> &'static str {
+        match self {
+            FormulationConfig::Sorct(_) => sorct::NAME,
+        }
+    }
+}
+
+/// A whole experiment config.
+#[derive(Clone, Debug)]
+pub struct ExperimentConfig {
+    /// The config file (for relative paths and messages).
+    pub file: PathBuf,
+    /// Data source.
+    pub data: DataConfig,
+    /// Split protocol.
+    pub split: SplitConfig,
+    /// Formulation and parameters.
+    pub formulation: FormulationConfig,
+    /// Backend and options.
+    pub solver: SolverConfig,
+    /// Multistart.
+    pub multistart: MultistartConfig,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawConfig {
+    data: DataConfig,
+    #[serde(default)]
+    split: SplitConfig,
+    formulation: toml::Table,
+    solver: toml::Table,
+    #[serde(default)]
+    multistart: MultistartConfig,
+}
+
+impl ExperimentConfig {
+    /// Reads and checks a config file: unknown keys, unknown formulations and solvers,
+    /// ill-typed options are errors naming the key.
+    pub fn load(path: &Path) -> Result<Self> {
+        let text = std::fs::read_to_string(path).map_err(|e| GlassboxError::io(path, e))?;
+        Self::parse(path, &text)
+    }
+
+    /// Parses config text; `path` locates relative paths and names the file in errors.
+    pub fn parse(path: &Path, text: &str) -> Result<Self> {
+        let file = path.display().to_string();
+        let bad = |m: String| GlassboxError::Config(format!("{file}: {m}"));
+        let raw: RawConfig = toml::from_str(text).map_err(|e| bad(one_line(&e.to_string())))?;
+        let mut formulation = raw.formulation;
+        let name = take_name(&mut formulation)
+            .ok_or_else(|| bad("[formulation] needs a name, e.g. name = \"sorct\"".into()))?;
+        let formulation = match name.as_str() {
+            sorct::NAME => {
+                FormulationConfig::Sorct(formulation.try_into().map_err(|e: toml::de::Error| {
+                    bad(format!("[formulation]: {}", one_line(&e.to_string())))
+                })?)
+            }
+            other => {
+                let known: Vec<&str> = crate::formulations::all().iter().map(|f| f.name).collect();
+                return Err(bad(format!(
+                    "unknown formulation '{other}': known formulations are {}",
+                    known.join(", ")
+                )));
+            }
+        };
+        let mut solver = raw.solver;
+        let solver_name = take_name(&mut solver)
+            .ok_or_else(|| bad("[solver] needs a name, e.g. name = \"ipopt\"".into()))?;
+        let options: SolveOptions = solver
+            .try_into()
+            .map_err(|e: toml::de::Error| bad(format!("[solver]: {}", one_line(&e.to_string()))))?;
+        let entry = registry::find(&solver_name)?;
+        registry::validate_options(&entry, &options)?;
+        let split = raw.split;
+        if !(split.test_fraction > 0.0 && split.test_fraction < 1.0) {
+            return Err(bad(format!(
+                "split.test_fraction must be in (0, 1), got {}",
+                split.test_fraction
+            )));
+        }
+        if split.repeats == 0 {
+            return Err(bad("split.repeats must be at least 1".into()));
+        }
+        if raw.multistart.starts == 0 && raw.multistart.warm_start.is_none() {
+            return Err(bad(
+                "multistart.starts must be at least 1 (or give multistart.warm_start)".into(),
+            ));
+        }
+        if raw.data.path.is_some() == raw.data.synthetic.is_some() {
+            return Err(bad(
+                "[data] needs exactly one of path = \"file.csv\" or synthetic = { ... }".into(),
+            ));
+        }
+        Ok(ExperimentConfig {
+            file: path.to_path_buf(),
+            data: raw.data,
+            split,
+            formulation,
+            solver: SolverConfig {
+                name: solver_name,
+                options,
+            },
+            multistart: raw.multistart,
+        })
+    }
+
+    /// A path from the config, relative to the config file's folder.
+    pub fn resolve(&self, relative: &Path) -> PathBuf {
+        if relative.is_absolute() {
+            relative.to_path_buf()
+        } else {
+            self.file.parent().unwrap_or(Path::new(".")).join(relative)
+        }
+    }
+
+    /// Loads the data set the config names.
+    pub fn load_table(&self) -> Result<Table> {
+        if let Some(s) = &self.data.synthetic {
+            if !(2..=4).contains(&s.classes) || s.rows < 4 * s.classes || s.features == 0 {
+                return Err(GlassboxError::Config(format!(
+                    "{}: data.synthetic needs 2 to 4 classes, at least 1 feature and 4 rows per class",
+                    self.file.display()
+                )));
+            }
+            return Ok(data::synthetic_oblique(
+                s.rows, s.features, s.classes, s.seed,
+            ));
+        }
+        let path = self.resolve(self.data.path.as_deref().unwrap_or(Path::new("")));
+        let options = CsvOptions {
+            target: self.data.target.clone(),
+            categorical: self.data.categorical.clone(),
+            drop_missing: self.data.drop_missing,
+            target_optional: false,
+        };
+        Table::from_csv(&path, &options)
+    }
+
+    /// The data set's name for results: the file stem or the synthetic name.
+    pub fn dataset_name(&self) -> String {
+        match &self.data.path {
+            Some(p) => p
+                .file_stem()
+                .map(|s| s.to_string_lossy().to_string())
+                .unwrap_or_default(),
+            None => "synthetic".to_string(),
+        }
+    }
+}
+
+fn take_name(table: &mut toml::Table) -> Option<String> {
+    match table.remove("name") {
+        Some(toml::Value::String(s)) => Some(s),
+        _ => None,
+    }
+}
+
+fn one_line(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// One line of `results.jsonl`: one solve (one start of one split).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct SolveRecord {
+    /// Data set name.
+    pub dataset: String,
+    /// Formulation name.
+    pub formulation: String,
+    /// Backend name.
+    pub solver: String,
+    /// Tree depth.
+    pub depth: usize,
+    /// lambda_L (absolute).
+    pub lambda_local: f64,
+    /// lambda_G (absolute).
+    pub lambda_global: f64,
+    /// gamma.
+    pub gamma: f64,
+    /// Split index.
+    pub split: usize,
+    /// Seed of the split.
+    pub split_seed: u64,
+    /// Start index within the split (the warm start from a model, if any, is last).
+    pub start: usize,
+    /// Seed of this start's random point (none for a warm start).
+    pub seed: Option<u64>,
+    /// Whether this start was selected (best objective of the split).
+    pub selected: bool,
+    /// Termination status.
+    pub status: String,
+    /// The backend's own status text.
+    pub raw_status: String,
+    /// Objective value.
+    pub objective: Option<f64>,
+    /// Training accuracy.
+    pub train_accuracy: f64,
+    /// Test accuracy.
+    pub test_accuracy: f64,
+    /// Test balanced accuracy.
+    pub test_balanced_accuracy: f64,
+    /// Local sparsity (percent).
+    pub delta_local: f64,
+    /// Global sparsity (percent).
+    pub delta_global: f64,
+    /// Wall-clock seconds of the solve.
+    pub solve_seconds: f64,
+    /// Backend iterations.
+    pub iterations: u64,
+    /// Training rows.
+    pub n_train: usize,
+    /// Test rows.
+    pub n_test: usize,
+}
+
+/// What a run produced.
+pub struct RunOutcome {
+    /// Every solve, in order.
+    pub records: Vec<SolveRecord>,
+    /// The results file.
+    pub results_path: PathBuf,
+}
+
+/// Runs an experiment into `out_dir`, which must not hold results already unless `force`.
+/// Everything that can fail on the config or the data fails before the results file is
+/// created; each solve's line is appended (and flushed) as soon as it is known.
+pub fn run(
+    config: &ExperimentConfig,
+    out_dir: &Path,
+    force: bool,
+    progress: bool,
+) -> Result<RunOutcome> {
+    let results_path = out_dir.join("results.jsonl");
+    if results_path.exists() && !force {
+        return Err(GlassboxError::Config(format!(
+            "{} already exists: choose another --out folder, or pass --force to replace it",
+            results_path.display()
+        )));
+    }
+    let table = config.load_table()?;
+    let data = table.encode_classification()?;
+    let FormulationConfig::Sorct(sorct_config) = &config.formulation;
+    // Check the formulation against the data before anything is written.
+    sorct_config.resolve(data.n_features(), data.n_classes())?;
+    let solver = registry::nlp_solver(&config.solver.name, &config.solver.options)?;
+    let warm_model = match &config.multistart.warm_start {
+        Some(p) => Some(SorctModel::load(&config.resolve(p))?),
+        None => None,
+    };
+    let splits: Vec<(Vec<usize>, Vec<usize>)> = (0..config.split.repeats)
+        .map(|r| {
+            data::stratified_split(
+                &data.y,
+                config.split.test_fraction,
+                config.split.seed + r as u64,
+            )
+        })
+        .collect::<Result<_>>()?;
+
+    std::fs::create_dir_all(out_dir).map_err(|e| GlassboxError::io(out_dir, e))?;
+    let models_dir = out_dir.join("models");
+    std::fs::create_dir_all(&models_dir).map_err(|e| GlassboxError::io(&models_dir, e))?;
+    let mut file =
+        std::fs::File::create(&results_path).map_err(|e| GlassboxError::io(&results_path, e))?;
+
+    let total = (config.split.repeats
+        * (config.multistart.starts + usize::from(warm_model.is_some()))) as u64;
+    let bar = progress_bar(total, progress);
+    let mut records = Vec::new();
+    for (r, (train, test)) in splits.iter().enumerate() {
+        let split_seed = config.split.seed + r as u64;
+        let fitted = fit_split(
+            config,
+            sorct_config,
+            &*solver,
+            &data,
+            train,
+            test,
+            r,
+            split_seed,
+            warm_model.as_ref(),
+            &bar,
+        )?;
+        for record in &fitted.records {
+            let mut line =
+                serde_json::to_string(record).map_err(|e| GlassboxError::Config(e.to_string()))?;
+            line.push('\n');
+            file.write_all(line.as_bytes())
+                .and_then(|_| file.flush())
+                .map_err(|e| GlassboxError::io(&results_path, e))?;
+        }
+        if let Some(model) = &fitted.model {
+            model.save(&models_dir.join(format!("split-{r}.json")))?;
+        }
+        records.extend(fitted.records);
+    }
+    bar.finish_and_clear();
+    Ok(RunOutcome {
+        records,
+        results_path,
+    })
+}
+
+fn progress_bar(total: u64, show: bool) -> indicatif::ProgressBar {
+    if !show || total <= 1 {
+        return indicatif::ProgressBar::hidden();
+    }
+    let bar = indicatif::ProgressBar::new(total);
+    bar.set_style(
+        indicatif::ProgressStyle::with_template(
+            "{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} solves {msg}",
+        )
+        .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+    );
+    bar
+}
+
+struct FittedSplit {
+    records: Vec<SolveRecord>,
+    model: Option<SorctModel>,
+}
+
+/// Multistart on one split: every start solved, each one recorded, the best objective
+/// selected.
+#[allow(clippy::too_many_arguments)]
+fn fit_split(
+    config: &ExperimentConfig,
+    sorct_config: &SorctConfig,
+    solver: &dyn crate::NlpSolver,
+    data: &ClassificationData,
+    train: &[usize],
+    test: &[usize],
+    r: usize,
+    split_seed: u64,
+    warm_model: Option<&SorctModel>,
+    bar: &indicatif::ProgressBar,
+) -> Result<FittedSplit> {
+    let train_data = data.rows(train);
+    let test_data = data.rows(test);
+    let scaler = MinMaxScaler::fit(&train_data.x);
+    let x_train = Arc::new(scaler.transform(&train_data.x));
+    let problem =
+        sorct_config.problem(x_train, Arc::new(train_data.y.clone()), data.n_classes())?;
+    let mut starts_list: Vec<(Vec<f64>, Option<u64>)> = (0..config.multistart.starts)
+        .map(|s| {
+            let seed = config
+                .multistart
+                .seed
+                .wrapping_mul(1_000_003)
+                .wrapping_add((r * 1_000 + s) as u64);
+            let mut rng = ChaCha8Rng::seed_from_u64(seed);
+            (
+                starts::random_start(&problem, sorct_config.initialization, &mut rng),
+                Some(seed),
+            )
+        })
+        .collect();
+    if let Some(model) = warm_model {
+        starts_list.push((model.start_point(&problem, &scaler)?, None));
+    }
+    let mut records = Vec::new();
+    let mut best: Option<(f64, usize, SorctModel)> = None;
+    for (s, (x0, seed)) in starts_list.into_iter().enumerate() {
+        let options = config
+            .solver
+            .options
+            .with_warm_start(Some(WarmStart::primal(x0)));
+        let started = Instant::now();
+        let result = solver.solve(&problem, &options)?;
+        let seconds = started.elapsed().as_secs_f64();
+        bar.inc(1);
+        let (train_acc, test_acc, test_bal, dl, dg, model) =
+            if result.primal.len() == problem.num_variables() {
+                let model = SorctModel::from_solution(
+                    &problem,
+                    &result.primal,
+                    scaler.clone(),
+                    data.classes.clone(),
+                    data.encoding.clone(),
+                );
+                let train_pred = model.predict(&train_data.x);
+                let test_pred = model.predict(&test_data.x);
+                (
+                    metrics::accuracy(&train_data.y, &train_pred),
+                    metrics::accuracy(&test_data.y, &test_pred),
+                    metrics::balanced_accuracy(&test_data.y, &test_pred, data.n_classes()),
+                    model.delta_local(SPARSITY_TOLERANCE),
+                    model.delta_global(SPARSITY_TOLERANCE),
+                    Some(model),
+                )
+            } else {
+                (f64::NAN, f64::NAN, f64::NAN, f64::NAN, f64::NAN, None)
+            };
+        if let (Some(obj), Some(model)) = (result.objective, model) {
+            if result.status.has_solution() && best.as_ref().is_none_or(|(b, _, _)| obj < *b) {
+                best = Some((obj, s, model));
+            }
+        }
+        let params = &problem.params;
+        records.push(SolveRecord {
+            dataset: config.dataset_name(),
+            formulation: config.formulation.name().to_string(),
+            solver: config.solver.name.clone(),
+            depth: params.depth,
+            lambda_local: params.lambda_local,
+            lambda_global: params.lambda_global,
+            gamma: params.gamma,
+            split: r,
+            split_seed,
+            start: s,
+            seed,
+            selected: false,
+            status: result.status.as_str().to_string(),
+            raw_status: result.raw_status.clone(),
+            objective: result.objective,
+            train_accuracy: train_acc,
+            test_accuracy: test_acc,
+            test_balanced_accuracy: test_bal,
+            delta_local: dl,
+            delta_global: dg,
+            solve_seconds: seconds,
+            iterations: result.iterations,
+            n_train: train.len(),
+            n_test: test.len(),
+        });
+    }
+    let model = best.map(|(_, s, model)| {
+        records[s].selected = true;
+        model
+    });
+    Ok(FittedSplit { records, model })
+}
+
+/// Mean and sample standard deviation.
+pub fn mean_std(values: &[f64]) -> (f64, f64) {
+    let n = values.len() as f64;
+    if values.is_empty() {
+        return (f64::NAN, f64::NAN);
+    }
+    let mean = values.iter().sum::<f64>() / n;
+    let var = if values.len() > 1 {
+        values.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1.0)
+    } else {
+        0.0
+    };
+    (mean, var.sqrt())
+}
+
+/// Median (NaN for none).
+pub fn median(values: &[f64]) -> f64 {
+    let mut v: Vec<f64> = values.iter().copied().filter(|x| !x.is_nan()).collect();
+    if v.is_empty() {
+        return f64::NAN;
+    }
+    v.sort_by(|a, b| a.total_cmp(b));
+    let m = v.len() / 2;
+    if v.len() % 2 == 1 {
+        v[m]
+    } else {
+        0.5 * (v[m - 1] + v[m])
+    }
+}
+
+/// The readable summary of a run: one row per split (its selected start), then the means.
+pub fn summary_table(records: &[SolveRecord]) -> String {
+    use std::fmt::Write as _;
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "{:>5} {:>10} {:>9} {:>9} {:>8} {:>8} {:>12} {:>22}",
+        "split",
+        "objective",
+        "train_acc",
+        "test_acc",
+        "delta_L",
+        "delta_G",
+        "sec/start",
+        "status (selected)"
+    );
+    let splits: std::collections::BTreeSet<usize> = records.iter().map(|r| r.split).collect();
+    let mut tests = Vec::new();
+    let mut trains = Vec::new();
+    let mut dls = Vec::new();
+    let mut dgs = Vec::new();
+    for s in &splits {
+        let of_split: Vec<&SolveRecord> = records.iter().filter(|r| r.split == *s).collect();
+        let secs: Vec<f64> = of_split.iter().map(|r| r.solve_seconds).collect();
+        let Some(sel) = of_split.iter().find(|r| r.selected) else {
+            let _ = writeln!(out, "{s:>5} no start returned a solution");
+            continue;
+        };
+        tests.push(sel.test_accuracy);
+        trains.push(sel.train_accuracy);
+        dls.push(sel.delta_local);
+        dgs.push(sel.delta_global);
+        let _ = writeln!(
+            out,
+            "{:>5} {:>10.5} {:>9.3} {:>9.3} {:>8.1} {:>8.1} {:>12.3} {:>22}",
+            s,
+            sel.objective.unwrap_or(f64::NAN),
+            sel.train_accuracy,
+            sel.test_accuracy,
+            sel.delta_local,
+            sel.delta_global,
+            secs.iter().sum::<f64>() / secs.len() as f64,
+            sel.status
+        );
+    }
+    let all_secs: Vec<f64> = records.iter().map(|r| r.solve_seconds).collect();
+    let (test_mean, test_std) = mean_std(&tests);
+    let mut counts = std::collections::BTreeMap::new();
+    for r in records {
+        *counts.entry(r.status.as_str()).or_insert(0usize) += 1;
+    }
+    let _ = writeln!(
+        out,
+        "mean over {} splits: test accuracy {:.4} (sd {:.4}), train accuracy {:.4}, delta_L {:.1}%, delta_G {:.1}%",
+        tests.len(),
+        test_mean,
+        test_std,
+        mean_std(&trains).0,
+        mean_std(&dls).0,
+        mean_std(&dgs).0
+    );
+    let _ = writeln!(
+        out,
+        "{} solves: mean {:.3} s, median {:.3} s per start; statuses: {}",
+        records.len(),
+        mean_std(&all_secs).0,
+        median(&all_secs),
+        counts
+            .iter()
+            .map(|(k, v)| format!("{k} {v}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    out
+}

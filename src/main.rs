@@ -1,1 +1,214 @@
-fn main() {}
+//! The `glassbox` command line: run experiments from TOML configs, predict with saved
+//! models, and list the registered solvers and formulations. Errors are printed as one
+//! line and exit with status 1; nothing panics on bad input.
+
+use anyhow::{bail, Context, Result};
+use clap::{Parser, Subcommand};
+use glassbox::data::{ColumnEncoding, CsvOptions, Table};
+use glassbox::experiment::{self, ExperimentConfig};
+use glassbox::formulations::sorct::{self, SorctModel};
+use glassbox::metrics;
+use glassbox::model::{model_kind, Classifier};
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+
+#[derive(Parser)]
+#[command(
+    name = "glassbox",
+    version,
+    about = "Glass-box models learned by mathematical optimization"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run an experiment config: fit on every split, print a table, write DIR/results.jsonl
+    /// (one JSON line per solve) and DIR/models/split-R.json.
+    Run {
+        /// The experiment config (TOML).
+        config: PathBuf,
+        /// Output folder (default: out/<config name>).
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Replace the results of an earlier run in the output folder.
+        #[arg(long)]
+        force: bool,
+    },
+    /// Predict with a saved model on a CSV file; prints accuracy if the file has the target.
+    Predict {
+        /// A model saved by `glassbox run` (DIR/models/split-R.json).
+        model: PathBuf,
+        /// A CSV file with the model's feature columns.
+        data: PathBuf,
+        /// Write predictions (class and probabilities) to this CSV file.
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// The target column, if present.
+        #[arg(long, default_value = "target")]
+        target: String,
+    },
+    /// Print a saved model: its rules in the user's units, its leaves and sparsity.
+    Show {
+        /// A saved model.
+        model: PathBuf,
+    },
+    /// List the registered solver backends with their capabilities and options.
+    Solvers,
+    /// List the formulations with their parameters and defaults.
+    Formulations,
+}
+
+fn main() {
+    let cli = Cli::parse();
+    if let Err(e) = dispatch(cli.command) {
+        eprintln!("error: {}", format!("{e:#}").replace('\n', " "));
+        std::process::exit(1);
+    }
+}
+
+fn dispatch(command: Command) -> Result<()> {
+    match command {
+        Command::Run { config, out, force } => run(&config, out, force),
+        Command::Predict {
+            model,
+            data,
+            out,
+            target,
+        } => predict(&model, &data, out.as_deref(), &target),
+        Command::Show { model } => {
+            print!("{}", load_sorct(&model)?.describe());
+            Ok(())
+        }
+        Command::Solvers => {
+            for e in glassbox::registry::backends() {
+                println!("{} ({}): {}", e.name, e.problem_kind(), e.description);
+                println!("  capabilities: {}", e.capabilities.names().join(", "));
+                if !e.options.is_empty() {
+                    println!("  raw options ([solver.raw] in a config):");
+                    for o in e.options {
+                        println!("    {:<28} {:?}: {}", o.name, o.kind, o.help);
+                    }
+                }
+            }
+            println!(
+                "options every solver takes in [solver]: time_limit, iteration_limit, tolerance, \
+                 relative_gap, absolute_gap, threads, seed, verbosity, raw"
+            );
+            Ok(())
+        }
+        Command::Formulations => {
+            for f in glassbox::formulations::all() {
+                println!("{} ({}): {}", f.name, f.kind, f.description);
+                for p in f.parameters {
+                    let default = if p.default.is_empty() { "-" } else { p.default };
+                    println!("    {:<20} default {:<22} {}", p.name, default, p.help);
+                }
+            }
+            Ok(())
+        }
+    }
+}
+
+fn run(config_path: &Path, out: Option<PathBuf>, force: bool) -> Result<()> {
+    let config = ExperimentConfig::load(config_path)?;
+    let out = out.unwrap_or_else(|| {
+        let stem = config_path
+            .file_stem()
+            .map(|s| s.to_string_lossy().to_string())
+            .unwrap_or_else(|| "run".to_string());
+        PathBuf::from("out").join(stem)
+    });
+    let outcome = experiment::run(&config, &out, force, std::io::stderr().is_terminal())?;
+    println!(
+        "{} on {} with {} ({} splits x {} starts)",
+        config.formulation.name(),
+        config.dataset_name(),
+        config.solver.name,
+        config.split.repeats,
+        config.multistart.starts
+    );
+    print!("{}", experiment::summary_table(&outcome.records));
+    println!("results: {}", outcome.results_path.display());
+    Ok(())
+}
+
+fn load_sorct(path: &Path) -> Result<SorctModel> {
+    let kind = model_kind(path)?;
+    if kind != sorct::NAME {
+        bail!(
+            "{}: '{kind}' models cannot be used here yet",
+            path.display()
+        );
+    }
+    Ok(SorctModel::load(path)?)
+}
+
+fn predict(model_path: &Path, data_path: &Path, out: Option<&Path>, target: &str) -> Result<()> {
+    let model = load_sorct(model_path)?;
+    let options = CsvOptions {
+        target: target.to_string(),
+        categorical: model
+            .encoding
+            .columns
+            .iter()
+            .filter(|c| matches!(c, ColumnEncoding::Dummies { .. }))
+            .map(|c| c.name().to_string())
+            .collect(),
+        drop_missing: false,
+        target_optional: true,
+    };
+    let table = Table::from_csv(data_path, &options)?;
+    let x = model.encoding.transform(&table)?;
+    let proba = model.predict_proba(&x);
+    let pred = model.predict(&x);
+    if let Some(out) = out {
+        let mut text = String::from("prediction");
+        for c in &model.classes {
+            text.push_str(&format!(",proba_{c}"));
+        }
+        text.push('\n');
+        for (i, &k) in pred.iter().enumerate() {
+            text.push_str(&model.classes[k]);
+            for v in proba.row(i).iter() {
+                text.push_str(&format!(",{v}"));
+            }
+            text.push('\n');
+        }
+        glassbox::model::write_atomically(out, text.as_bytes())
+            .with_context(|| format!("writing {}", out.display()))?;
+        println!("wrote {} predictions to {}", pred.len(), out.display());
+    } else {
+        for &k in &pred {
+            println!("{}", model.classes[k]);
+        }
+    }
+    if !table.target.is_empty() {
+        // A label the model never saw counts as misclassified.
+        let y: Vec<usize> = table
+            .target
+            .iter()
+            .map(|t| {
+                model
+                    .classes
+                    .iter()
+                    .position(|c| c == t)
+                    .unwrap_or(usize::MAX)
+            })
+            .collect();
+        let unseen = y.iter().filter(|&&k| k == usize::MAX).count();
+        println!(
+            "accuracy {:.4} on {} rows",
+            metrics::accuracy(&y, &pred),
+            y.len()
+        );
+        if unseen > 0 {
+            println!(
+                "note: {unseen} rows have a label the model was not trained on (counted as errors)"
+            );
+        }
+    }
+    Ok(())
+}

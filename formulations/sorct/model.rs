@@ -4,7 +4,7 @@
 
 use super::problem::{leaf_probabilities, left_probabilities, SorctProblem};
 use super::{starts, NAME};
-use crate::data::MinMaxScaler;
+use crate::data::{Encoding, MinMaxScaler};
 use crate::metrics;
 use crate::model::Classifier;
 use crate::tree::TreeShape;
@@ -29,6 +29,8 @@ pub struct SorctModel {
     pub classes: Vec<String>,
     /// Feature names (after dummy coding).
     pub feature_names: Vec<String>,
+    /// How raw columns are encoded into the features (applied to new data at predict).
+    pub encoding: Encoding,
     /// The min-max scaler fitted on the training rows.
     pub scaler: MinMaxScaler,
     /// Split coefficients a (p x |tau_B|), scaled units.
@@ -46,7 +48,7 @@ impl SorctModel {
         x: &[f64],
         scaler: MinMaxScaler,
         classes: Vec<String>,
-        feature_names: Vec<String>,
+        encoding: Encoding,
     ) -> Self {
         let lay = &problem.layout;
         SorctModel {
@@ -55,7 +57,8 @@ impl SorctModel {
             lambda_local: problem.params.lambda_local,
             lambda_global: problem.params.lambda_global,
             classes,
-            feature_names,
+            feature_names: encoding.feature_names(),
+            encoding,
             scaler,
             a: lay.coefficients(x),
             mu: x[lay.mu..lay.mu + lay.branches].to_vec(),
