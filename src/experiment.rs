@@ -31,8 +31,9 @@
 //! This module sees the formulations and the registry: it is one of the outer layers.
 
 use crate::data::{self, ClassificationData, CsvOptions, MinMaxScaler, Table};
-use crate::formulations::sorct::{self, starts, SorctConfig, SorctModel};
-use crate::metrics::{self, SPARSITY_TOLERANCE};
+use crate::formulation::NlpClassifierFormulation;
+use crate::formulations::sorct::{self, SorctConfig};
+use crate::metrics;
 use crate::model::Classifier;
 use crate::nlp::NlpProblem;
 use crate::{registry, GlassboxError, Result, SolveOptions, WarmStart};
@@ -317,13 +318,13 @@ pub struct SolveRecord {
     /// Backend name.
     pub solver: String,
     /// Tree depth.
-    pub depth: usize,
+    pub depth: Option<usize>,
     /// lambda_L (absolute).
-    pub lambda_local: f64,
+    pub lambda_local: Option<f64>,
     /// lambda_G (absolute).
-    pub lambda_global: f64,
+    pub lambda_global: Option<f64>,
     /// gamma.
-    pub gamma: f64,
+    pub gamma: Option<f64>,
     /// Split index.
     pub split: usize,
     /// Seed of the split.
@@ -386,12 +387,26 @@ pub fn run(
     }
     let table = config.load_table()?;
     let data = table.encode_classification()?;
-    let FormulationConfig::Sorct(sorct_config) = &config.formulation;
+    match &config.formulation {
+        FormulationConfig::Sorct(f) => {
+            run_formulation(config, f, &data, out_dir, &results_path, progress)
+        }
+    }
+}
+
+fn run_formulation<F: NlpClassifierFormulation>(
+    config: &ExperimentConfig,
+    formulation: &F,
+    data: &ClassificationData,
+    out_dir: &Path,
+    results_path: &Path,
+    progress: bool,
+) -> Result<RunOutcome> {
     // Check the formulation against the data before anything is written.
-    sorct_config.resolve(data.n_features(), data.n_classes())?;
+    formulation.check(data.n_features(), data.n_classes())?;
     let solver = registry::nlp_solver(&config.solver.name, &config.solver.options)?;
     let warm_model = match &config.multistart.warm_start {
-        Some(p) => Some(SorctModel::load(&config.resolve(p))?),
+        Some(p) => Some(formulation.load_model(&config.resolve(p))?),
         None => None,
     };
     let splits: Vec<(Vec<usize>, Vec<usize>)> = (0..config.split.repeats)
@@ -418,9 +433,9 @@ pub fn run(
         let split_seed = config.split.seed + r as u64;
         let fitted = fit_split(
             config,
-            sorct_config,
+            formulation,
             &*solver,
-            &data,
+            data,
             train,
             test,
             r,
@@ -434,17 +449,21 @@ pub fn run(
             line.push('\n');
             file.write_all(line.as_bytes())
                 .and_then(|_| file.flush())
-                .map_err(|e| GlassboxError::io(&results_path, e))?;
+                .map_err(|e| GlassboxError::io(results_path, e))?;
         }
         if let Some(model) = &fitted.model {
-            model.save(&models_dir.join(format!("split-{r}.json")))?;
+            crate::model::save_json(
+                &models_dir.join(format!("split-{r}.json")),
+                formulation.name(),
+                model,
+            )?;
         }
         records.extend(fitted.records);
     }
     bar.finish_and_clear();
     Ok(RunOutcome {
         records,
-        results_path,
+        results_path: results_path.to_path_buf(),
     })
 }
 
@@ -462,32 +481,31 @@ fn progress_bar(total: u64, show: bool) -> indicatif::ProgressBar {
     bar
 }
 
-struct FittedSplit {
+struct FittedSplit<M> {
     records: Vec<SolveRecord>,
-    model: Option<SorctModel>,
+    model: Option<M>,
 }
 
 /// Multistart on one split: every start solved, each one recorded, the best objective
 /// selected.
 #[allow(clippy::too_many_arguments)]
-fn fit_split(
+fn fit_split<F: NlpClassifierFormulation>(
     config: &ExperimentConfig,
-    sorct_config: &SorctConfig,
+    formulation: &F,
     solver: &dyn crate::NlpSolver,
     data: &ClassificationData,
     train: &[usize],
     test: &[usize],
     r: usize,
     split_seed: u64,
-    warm_model: Option<&SorctModel>,
+    warm_model: Option<&F::Model>,
     bar: &indicatif::ProgressBar,
-) -> Result<FittedSplit> {
+) -> Result<FittedSplit<F::Model>> {
     let train_data = data.rows(train);
     let test_data = data.rows(test);
     let scaler = MinMaxScaler::fit(&train_data.x);
     let x_train = Arc::new(scaler.transform(&train_data.x));
-    let problem =
-        sorct_config.problem(x_train, Arc::new(train_data.y.clone()), data.n_classes())?;
+    let problem = formulation.problem(x_train, Arc::new(train_data.y.clone()), data.n_classes())?;
     let mut starts_list: Vec<(Vec<f64>, Option<u64>)> = (0..config.multistart.starts)
         .map(|s| {
             let seed = config
@@ -496,17 +514,14 @@ fn fit_split(
                 .wrapping_mul(1_000_003)
                 .wrapping_add((r * 1_000 + s) as u64);
             let mut rng = ChaCha8Rng::seed_from_u64(seed);
-            (
-                starts::random_start(&problem, sorct_config.initialization, &mut rng),
-                Some(seed),
-            )
+            (formulation.random_start(&problem, &mut rng), Some(seed))
         })
         .collect();
     if let Some(model) = warm_model {
-        starts_list.push((model.start_point(&problem, &scaler)?, None));
+        starts_list.push((formulation.warm_start(model, &problem, &scaler)?, None));
     }
     let mut records = Vec::new();
-    let mut best: Option<(f64, usize, SorctModel)> = None;
+    let mut best: Option<(f64, usize, F::Model)> = None;
     for (s, (x0, seed)) in starts_list.into_iter().enumerate() {
         let options = config
             .solver
@@ -518,21 +533,22 @@ fn fit_split(
         bar.inc(1);
         let (train_acc, test_acc, test_bal, dl, dg, model) =
             if result.primal.len() == problem.num_variables() {
-                let model = SorctModel::from_solution(
+                let model = formulation.model(
                     &problem,
                     &result.primal,
                     scaler.clone(),
                     data.classes.clone(),
                     data.encoding.clone(),
                 );
+                let (dl, dg) = formulation.sparsity(&model);
                 let train_pred = model.predict(&train_data.x);
                 let test_pred = model.predict(&test_data.x);
                 (
                     metrics::accuracy(&train_data.y, &train_pred),
                     metrics::accuracy(&test_data.y, &test_pred),
                     metrics::balanced_accuracy(&test_data.y, &test_pred, data.n_classes()),
-                    model.delta_local(SPARSITY_TOLERANCE),
-                    model.delta_global(SPARSITY_TOLERANCE),
+                    dl,
+                    dg,
                     Some(model),
                 )
             } else {
@@ -543,10 +559,10 @@ fn fit_split(
                 best = Some((obj, s, model));
             }
         }
-        let params = &problem.params;
+        let params = formulation.reported_params(&problem);
         records.push(SolveRecord {
             dataset: config.dataset_name(),
-            formulation: config.formulation.name().to_string(),
+            formulation: formulation.name().to_string(),
             solver: config.solver.name.clone(),
             depth: params.depth,
             lambda_local: params.lambda_local,

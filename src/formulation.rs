@@ -28,3 +28,66 @@ pub struct FormulationInfo {
     /// Its parameters.
     pub parameters: &'static [ParamSpec],
 }
+
+/// The values of the parameters every results line reports (absent where a formulation
+/// has no such parameter).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub struct ReportedParams {
+    /// Tree depth.
+    pub depth: Option<usize>,
+    /// lambda_L (or the formulation's l1 penalty), absolute.
+    pub lambda_local: Option<f64>,
+    /// lambda_G, absolute.
+    pub lambda_global: Option<f64>,
+    /// Slope of the CDF of a randomized tree.
+    pub gamma: Option<f64>,
+}
+
+/// A classification problem solved as an NLP, as the experiment runner drives it: build
+/// the NLP on scaled training data, draw starting points, map a solution to a fitted
+/// model and a fitted model back to a starting point. Implement it (and add the
+/// formulation to `FormulationConfig` in `experiment.rs`) to make a new formulation
+/// runnable from a config; see docs/EXTENDING.md.
+pub trait NlpClassifierFormulation {
+    /// The NLP it builds.
+    type Problem: crate::NlpProblem;
+    /// The fitted model.
+    type Model: crate::model::Classifier + serde::Serialize + Clone;
+
+    /// The name configs and saved models use.
+    fn name(&self) -> &'static str;
+    /// Checks the parameters for data with `features` columns and `classes` classes, so a
+    /// run fails before it writes anything.
+    fn check(&self, features: usize, classes: usize) -> crate::Result<()>;
+    /// Builds the NLP on scaled features `x` (N x p) and class indices `y`.
+    fn problem(
+        &self,
+        x: std::sync::Arc<nalgebra::DMatrix<f64>>,
+        y: std::sync::Arc<Vec<usize>>,
+        classes: usize,
+    ) -> crate::Result<Self::Problem>;
+    /// A seeded random starting point.
+    fn random_start(&self, problem: &Self::Problem, rng: &mut rand_chacha::ChaCha8Rng) -> Vec<f64>;
+    /// The fitted model at NLP point `x`.
+    fn model(
+        &self,
+        problem: &Self::Problem,
+        x: &[f64],
+        scaler: crate::data::MinMaxScaler,
+        classes: Vec<String>,
+        encoding: crate::data::Encoding,
+    ) -> Self::Model;
+    /// The NLP point that starts from a fitted model (warm start).
+    fn warm_start(
+        &self,
+        model: &Self::Model,
+        problem: &Self::Problem,
+        scaler: &crate::data::MinMaxScaler,
+    ) -> crate::Result<Vec<f64>>;
+    /// Loads a saved model of this formulation.
+    fn load_model(&self, path: &std::path::Path) -> crate::Result<Self::Model>;
+    /// The parameter values to report for this problem.
+    fn reported_params(&self, problem: &Self::Problem) -> ReportedParams;
+    /// Local and global sparsity of a model, in percent (delta_L, delta_G).
+    fn sparsity(&self, model: &Self::Model) -> (f64, f64);
+}

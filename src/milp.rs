@@ -61,7 +61,14 @@ pub struct MilpProblem {
 
 impl MilpProblem {
     /// Adds a column and returns its index.
-    pub fn add_column(&mut self, name: impl Into<String>, lower: f64, upper: f64, cost: f64, integer: bool) -> usize {
+    pub fn add_column(
+        &mut self,
+        name: impl Into<String>,
+        lower: f64,
+        upper: f64,
+        cost: f64,
+        integer: bool,
+    ) -> usize {
         self.columns.push(Column {
             name: name.into(),
             lower,
@@ -73,7 +80,13 @@ impl MilpProblem {
     }
 
     /// Adds a row and returns its index.
-    pub fn add_row(&mut self, name: impl Into<String>, lower: f64, upper: f64, coefficients: Vec<(usize, f64)>) -> usize {
+    pub fn add_row(
+        &mut self,
+        name: impl Into<String>,
+        lower: f64,
+        upper: f64,
+        coefficients: Vec<(usize, f64)>,
+    ) -> usize {
         self.rows.push(Row {
             name: name.into(),
             lower,

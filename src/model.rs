@@ -14,6 +14,10 @@ use std::path::Path;
 pub trait Classifier {
     /// The class labels, in the order of the columns of [`Classifier::predict_proba`].
     fn classes(&self) -> &[String];
+    /// How the raw columns of a table are encoded into this model's features.
+    fn encoding(&self) -> &crate::data::Encoding;
+    /// The model as text a person reads (rules in the user's units, leaves, sparsity).
+    fn describe(&self) -> String;
     /// Class probabilities, one row per row of `x`, one column per class.
     fn predict_proba(&self, x: &DMatrix<f64>) -> DMatrix<f64>;
     /// The most probable class index per row (ties go to the lower index).
@@ -62,10 +66,11 @@ pub fn save_json<T: Serialize>(path: &Path, kind: &str, model: &T) -> Result<()>
 pub fn load_json<T: DeserializeOwned>(path: &Path, kind: &str) -> Result<T> {
     let file = path.display().to_string();
     let text = std::fs::read_to_string(path).map_err(|e| GlassboxError::io(path, e))?;
-    let value: serde_json::Value = serde_json::from_str(&text).map_err(|e| GlassboxError::Model {
-        file: file.clone(),
-        message: format!("not valid JSON: {e}"),
-    })?;
+    let value: serde_json::Value =
+        serde_json::from_str(&text).map_err(|e| GlassboxError::Model {
+            file: file.clone(),
+            message: format!("not valid JSON: {e}"),
+        })?;
     let found = value
         .get("glassbox_model")
         .and_then(|v| v.as_str())
@@ -79,20 +84,22 @@ pub fn load_json<T: DeserializeOwned>(path: &Path, kind: &str) -> Result<T> {
             message: format!("this is a '{found}' model, expected a '{kind}' model"),
         });
     }
-    let envelope: Envelope<T> = serde_json::from_value(value).map_err(|e| GlassboxError::Model {
-        file,
-        message: format!("malformed '{kind}' model: {e}"),
-    })?;
+    let envelope: Envelope<T> =
+        serde_json::from_value(value).map_err(|e| GlassboxError::Model {
+            file,
+            message: format!("malformed '{kind}' model: {e}"),
+        })?;
     Ok(envelope.model)
 }
 
 /// The formulation name a saved model file declares.
 pub fn model_kind(path: &Path) -> Result<String> {
     let text = std::fs::read_to_string(path).map_err(|e| GlassboxError::io(path, e))?;
-    let value: serde_json::Value = serde_json::from_str(&text).map_err(|e| GlassboxError::Model {
-        file: path.display().to_string(),
-        message: format!("not valid JSON: {e}"),
-    })?;
+    let value: serde_json::Value =
+        serde_json::from_str(&text).map_err(|e| GlassboxError::Model {
+            file: path.display().to_string(),
+            message: format!("not valid JSON: {e}"),
+        })?;
     value
         .get("glassbox_model")
         .and_then(|v| v.as_str())
@@ -105,7 +112,10 @@ pub fn model_kind(path: &Path) -> Result<String> {
 
 /// Writes `bytes` to `path` through a temporary file in the same folder and a rename.
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
-    let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy().to_string())

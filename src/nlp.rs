@@ -43,8 +43,7 @@ pub trait NlpProblem: Send + Sync {
     }
     /// The Hessian of the Lagrangian `obj_factor * grad^2 f + sum_i lambda_i grad^2 g_i`,
     /// in the order of [`NlpProblem::hessian_structure`]. Called only when that is `Some`.
-    fn hessian_values(&self, _x: &[f64], _obj_factor: f64, _lambda: &[f64], _values: &mut [f64]) {
-    }
+    fn hessian_values(&self, _x: &[f64], _obj_factor: f64, _lambda: &[f64], _values: &mut [f64]) {}
     /// A short name for logs and error messages.
     fn name(&self) -> String {
         "nlp".to_string()

@@ -64,7 +64,9 @@ impl OptionSpec {
             (OptionKind::Float, RawOptionValue::Float(x)) if x.is_finite() => Ok(()),
             (OptionKind::Float, RawOptionValue::Int(_)) => Ok(()),
             (OptionKind::Bool, RawOptionValue::Bool(_)) => Ok(()),
-            (OptionKind::Choice(choices), RawOptionValue::Str(s)) if choices.contains(&s.as_str()) => {
+            (OptionKind::Choice(choices), RawOptionValue::Str(s))
+                if choices.contains(&s.as_str()) =>
+            {
                 Ok(())
             }
             (OptionKind::Choice(choices), _) => Err(format!(

@@ -48,6 +48,8 @@ const NOT_COMPILED: &[(&str, &str)] = &[
 ];
 
 /// Every backend compiled into this build.
+// One `push` per backend, each behind its cargo feature (`vec![]` cannot hold `#[cfg]`s).
+#[allow(clippy::vec_init_then_push)]
 pub fn backends() -> Vec<BackendEntry> {
     #[allow(unused_mut)]
     let mut entries = Vec::new();

@@ -18,9 +18,11 @@ pub mod starts;
 pub use model::SorctModel;
 pub use problem::SorctProblem;
 
-use crate::formulation::{FormulationInfo, ParamSpec};
+use crate::data::{Encoding, MinMaxScaler};
+use crate::formulation::{FormulationInfo, NlpClassifierFormulation, ParamSpec, ReportedParams};
 use crate::{GlassboxError, Result};
 use nalgebra::DMatrix;
+use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 
@@ -255,6 +257,73 @@ impl SorctConfig {
         let params = self.resolve(x.ncols(), classes)?;
         let costs = self.cost_matrix(classes)?;
         Ok(SorctProblem::new(x, y, classes, params, costs))
+    }
+}
+
+impl NlpClassifierFormulation for SorctConfig {
+    type Problem = SorctProblem;
+    type Model = SorctModel;
+
+    fn name(&self) -> &'static str {
+        NAME
+    }
+
+    fn check(&self, features: usize, classes: usize) -> Result<()> {
+        self.resolve(features, classes)?;
+        self.cost_matrix(classes).map(|_| ())
+    }
+
+    fn problem(
+        &self,
+        x: Arc<DMatrix<f64>>,
+        y: Arc<Vec<usize>>,
+        classes: usize,
+    ) -> Result<SorctProblem> {
+        SorctConfig::problem(self, x, y, classes)
+    }
+
+    fn random_start(&self, problem: &SorctProblem, rng: &mut ChaCha8Rng) -> Vec<f64> {
+        starts::random_start(problem, self.initialization, rng)
+    }
+
+    fn model(
+        &self,
+        problem: &SorctProblem,
+        x: &[f64],
+        scaler: MinMaxScaler,
+        classes: Vec<String>,
+        encoding: Encoding,
+    ) -> SorctModel {
+        SorctModel::from_solution(problem, x, scaler, classes, encoding)
+    }
+
+    fn warm_start(
+        &self,
+        model: &SorctModel,
+        problem: &SorctProblem,
+        scaler: &MinMaxScaler,
+    ) -> Result<Vec<f64>> {
+        model.start_point(problem, scaler)
+    }
+
+    fn load_model(&self, path: &std::path::Path) -> Result<SorctModel> {
+        SorctModel::load(path)
+    }
+
+    fn reported_params(&self, problem: &SorctProblem) -> ReportedParams {
+        ReportedParams {
+            depth: Some(problem.params.depth),
+            lambda_local: Some(problem.params.lambda_local),
+            lambda_global: Some(problem.params.lambda_global),
+            gamma: Some(problem.params.gamma),
+        }
+    }
+
+    fn sparsity(&self, model: &SorctModel) -> (f64, f64) {
+        (
+            model.delta_local(crate::metrics::SPARSITY_TOLERANCE),
+            model.delta_global(crate::metrics::SPARSITY_TOLERANCE),
+        )
     }
 }
 

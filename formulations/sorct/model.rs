@@ -148,7 +148,7 @@ impl SorctModel {
     }
 
     /// The tree as text in the user's units, zero coefficients left out.
-    pub fn describe(&self) -> String {
+    fn text(&self) -> String {
         let (w, b) = self.user_units();
         let shape = TreeShape::new(self.depth);
         let mut out = String::new();
@@ -210,6 +210,14 @@ impl SorctModel {
 impl Classifier for SorctModel {
     fn classes(&self) -> &[String] {
         &self.classes
+    }
+
+    fn encoding(&self) -> &Encoding {
+        &self.encoding
+    }
+
+    fn describe(&self) -> String {
+        self.text()
     }
 
     fn predict_proba(&self, x: &DMatrix<f64>) -> DMatrix<f64> {
