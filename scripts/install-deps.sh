@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Installs the system packages glassbox's default backends need, when they are missing:
+# IPOPT (Debian's coinor-libipopt-dev) and pkg-config. Safe to run again: it does nothing
+# when everything is there. Runs apt-get as root, or through sudo.
+set -euo pipefail
+
+need=()
+dpkg -s coinor-libipopt-dev >/dev/null 2>&1 || need+=(coinor-libipopt-dev)
+command -v pkg-config >/dev/null 2>&1 || need+=(pkg-config)
+command -v cc >/dev/null 2>&1 || need+=(build-essential)
+
+if ((${#need[@]})); then
+  echo "glassbox: installing system packages: ${need[*]}" >&2
+  if [ "$(id -u)" -eq 0 ]; then sudo=""; else sudo="sudo"; fi
+  export DEBIAN_FRONTEND=noninteractive
+  $sudo apt-get update -qq
+  $sudo apt-get install -y -qq "${need[@]}" >/dev/null
+fi
+
+if ! command -v cargo >/dev/null 2>&1; then
+  echo "glassbox: cargo is not on PATH; install a Rust toolchain (https://rustup.rs) first" >&2
+  exit 1
+fi

@@ -1,0 +1,309 @@
+//! The `glassbox` command end to end: bad input gives one clear error line, a non-zero
+//! exit and no results file; a time limit is honoured with a time-limit status; a saved
+//! model predicts.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn shared(name: &str) -> String {
+    format!("{}/../shared/datasets/{name}", env!("CARGO_MANIFEST_DIR"))
+}
+
+fn glassbox(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_glassbox"))
+        .args(args)
+        .output()
+        .expect("the glassbox binary runs")
+}
+
+/// Writes `config` in a fresh folder, runs it, and returns (output, out folder).
+fn run_config(config: &str) -> (Output, PathBuf, tempfile::TempDir) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("config.toml");
+    std::fs::write(&path, config).unwrap();
+    let out = dir.path().join("out");
+    let output = glassbox(&[
+        "run",
+        path.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    (output, out, dir)
+}
+
+fn config(data: &str, formulation: &str, solver: &str) -> String {
+    format!(
+        "[data]\n{data}\n[split]\nrepeats = 1\n[formulation]\nname = \"sorct\"\n{formulation}\n\
+         [solver]\nname = \"ipopt\"\n{solver}\n[multistart]\nstarts = 1\n"
+    )
+}
+
+/// Asserts a failed run: non-zero exit, one line on stderr containing every `needle`, no
+/// results file.
+fn assert_clean_failure(output: &Output, out: &Path, needles: &[&str]) {
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        !output.status.success(),
+        "expected failure, got success; stderr: {stderr}"
+    );
+    assert_eq!(
+        stderr.trim_end().lines().count(),
+        1,
+        "one error line expected, got: {stderr}"
+    );
+    assert!(stderr.starts_with("error: "), "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    for n in needles {
+        assert!(stderr.contains(n), "'{n}' not in: {stderr}");
+    }
+    assert!(
+        !out.join("results.jsonl").exists(),
+        "a results file was left behind"
+    );
+}
+
+fn write_csv(dir: &Path, name: &str, text: &str) -> String {
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p.to_str().unwrap().to_string()
+}
+
+#[test]
+fn missing_file() {
+    let (output, out, _dir) =
+        run_config(&config("path = \"/nonexistent/data.csv\"", "depth = 2", ""));
+    assert_clean_failure(&output, &out, &["/nonexistent/data.csv"]);
+}
+
+#[test]
+fn missing_config_file() {
+    let output = glassbox(&["run", "/nonexistent/config.toml"]);
+    assert!(!output.status.success());
+    assert!(String::from_utf8_lossy(&output.stderr).contains("/nonexistent/config.toml"));
+}
+
+#[test]
+fn missing_target_column() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = write_csv(dir.path(), "d.csv", "a,b,label\n1,2,x\n3,4,y\n");
+    let (output, out, _d) = run_config(&config(&format!("path = \"{csv}\""), "depth = 1", ""));
+    assert_clean_failure(&output, &out, &["target", "label"]);
+}
+
+#[test]
+fn mixed_column_not_declared_categorical() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = write_csv(
+        dir.path(),
+        "d.csv",
+        "a,b,target\n1,2,x\n3,four,y\n5,6,x\n7,8,y\n",
+    );
+    let (output, out, _d) = run_config(&config(&format!("path = \"{csv}\""), "depth = 1", ""));
+    assert_clean_failure(&output, &out, &["'b'", "four", "categorical"]);
+}
+
+#[test]
+fn single_class_target() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = write_csv(dir.path(), "d.csv", "a,b,target\n1,2,x\n3,4,x\n5,6,x\n");
+    let (output, out, _d) = run_config(&config(&format!("path = \"{csv}\""), "depth = 1", ""));
+    assert_clean_failure(&output, &out, &["single class"]);
+}
+
+#[test]
+fn more_classes_than_leaves() {
+    let (output, out, _d) = run_config(&config(
+        &format!("path = \"{}\"", shared("iris.csv")),
+        "depth = 1",
+        "",
+    ));
+    assert_clean_failure(&output, &out, &["3 classes", "depth"]);
+}
+
+#[test]
+fn unknown_solver() {
+    let text = config(
+        &format!("path = \"{}\"", shared("iris.csv")),
+        "depth = 2",
+        "",
+    )
+    .replace("\"ipopt\"", "\"gurobi\"");
+    let (output, out, _d) = run_config(&text);
+    assert_clean_failure(&output, &out, &["gurobi", "ipopt"]);
+}
+
+#[test]
+fn unknown_raw_option() {
+    let (output, out, _d) = run_config(&config(
+        &format!("path = \"{}\"", shared("iris.csv")),
+        "depth = 2",
+        "raw = { no_such_option = 3 }",
+    ));
+    assert_clean_failure(&output, &out, &["no_such_option"]);
+}
+
+#[test]
+fn ill_typed_raw_option() {
+    let (output, out, _d) = run_config(&config(
+        &format!("path = \"{}\"", shared("iris.csv")),
+        "depth = 2",
+        "raw = { mu_strategy = 3 }",
+    ));
+    assert_clean_failure(&output, &out, &["mu_strategy"]);
+}
+
+#[test]
+fn unknown_formulation_parameter_and_solver_option() {
+    let (output, out, _d) = run_config(&config(
+        &format!("path = \"{}\"", shared("iris.csv")),
+        "dept = 2",
+        "",
+    ));
+    assert_clean_failure(&output, &out, &["dept"]);
+    let (output, out, _d) = run_config(&config(
+        &format!("path = \"{}\"", shared("iris.csv")),
+        "depth = 2",
+        "time_limt = 3",
+    ));
+    assert_clean_failure(&output, &out, &["time_limt"]);
+}
+
+#[test]
+fn negative_time_limit() {
+    let (output, out, _d) = run_config(&config(
+        &format!("path = \"{}\"", shared("iris.csv")),
+        "depth = 2",
+        "time_limit = -1.0",
+    ));
+    assert_clean_failure(&output, &out, &["time_limit"]);
+}
+
+#[test]
+fn existing_results_are_not_overwritten() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("c.toml");
+    std::fs::write(
+        &path,
+        config(
+            &format!("path = \"{}\"", shared("iris.csv")),
+            "depth = 2",
+            "",
+        ),
+    )
+    .unwrap();
+    let out = dir.path().join("out");
+    std::fs::create_dir_all(&out).unwrap();
+    std::fs::write(out.join("results.jsonl"), "earlier\n").unwrap();
+    let output = glassbox(&[
+        "run",
+        path.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(!output.status.success());
+    assert!(String::from_utf8_lossy(&output.stderr).contains("--force"));
+    assert_eq!(
+        std::fs::read_to_string(out.join("results.jsonl")).unwrap(),
+        "earlier\n"
+    );
+}
+
+/// Reads results.jsonl into JSON values.
+fn results(out: &Path) -> Vec<serde_json::Value> {
+    std::fs::read_to_string(out.join("results.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+#[test]
+fn time_limit_on_spambase_is_honoured() {
+    let (output, out, _d) = run_config(&config(
+        &format!("path = \"{}\"", shared("spambase.csv")),
+        "depth = 2",
+        "time_limit = 0.5",
+    ));
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let lines = results(&out);
+    assert_eq!(lines.len(), 1);
+    let secs = lines[0]["solve_seconds"].as_f64().unwrap();
+    let status = lines[0]["status"].as_str().unwrap();
+    assert!(secs < 1.5, "the solve took {secs} s");
+    assert!(status.starts_with("time_limit"), "status {status}");
+}
+
+#[test]
+fn run_writes_every_field_then_predict_and_show() {
+    let (output, out, _d) = run_config(&config(
+        &format!("path = \"{}\"", shared("iris.csv")),
+        "depth = 2",
+        "",
+    ));
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(stdout.contains("test accuracy"), "{stdout}");
+    let line = &results(&out)[0];
+    for field in [
+        "dataset",
+        "formulation",
+        "solver",
+        "depth",
+        "lambda_local",
+        "lambda_global",
+        "seed",
+        "split",
+        "status",
+        "objective",
+        "train_accuracy",
+        "test_accuracy",
+        "delta_local",
+        "delta_global",
+        "solve_seconds",
+        "iterations",
+    ] {
+        assert!(line.get(field).is_some(), "field {field} missing in {line}");
+    }
+    assert_eq!(line["dataset"], "iris");
+    let model = out.join("models/split-0.json");
+    let predicted = glassbox(&["predict", model.to_str().unwrap(), &shared("iris.csv")]);
+    assert!(
+        predicted.status.success(),
+        "{}",
+        String::from_utf8_lossy(&predicted.stderr)
+    );
+    let text = String::from_utf8_lossy(&predicted.stdout);
+    let accuracy: f64 = text
+        .lines()
+        .find_map(|l| l.strip_prefix("accuracy "))
+        .and_then(|l| l.split_whitespace().next())
+        .and_then(|v| v.parse().ok())
+        .expect("an accuracy line");
+    assert!(accuracy > 0.85, "accuracy {accuracy}");
+    let shown = glassbox(&["show", model.to_str().unwrap()]);
+    assert!(String::from_utf8_lossy(&shown.stdout).contains("node 0"));
+    // A file that is not a model of this kind is refused with a clear error.
+    let not_model = glassbox(&["show", out.join("results.jsonl").to_str().unwrap()]);
+    assert!(!not_model.status.success());
+    assert!(String::from_utf8_lossy(&not_model.stderr).contains("results.jsonl"));
+}
+
+#[test]
+fn listings() {
+    let solvers = glassbox(&["solvers"]);
+    assert!(String::from_utf8_lossy(&solvers.stdout).contains("ipopt"));
+    let formulations = glassbox(&["formulations"]);
+    let text = String::from_utf8_lossy(&formulations.stdout);
+    assert!(
+        text.contains("sorct") && text.contains("lambda_local"),
+        "{text}"
+    );
+}
