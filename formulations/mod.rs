@@ -2,11 +2,12 @@
 //! data, maps a solution back to a fitted model, and a fitted model back to a starting
 //! point; it knows nothing about a particular solver.
 
+pub mod logistic_l1;
 pub mod sorct;
 
 use crate::formulation::FormulationInfo;
 
 /// Every formulation compiled into glassbox, for `glassbox formulations`.
 pub fn all() -> Vec<FormulationInfo> {
-    vec![sorct::info()]
+    vec![sorct::info(), logistic_l1::info()]
 }

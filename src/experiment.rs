@@ -32,6 +32,7 @@
 
 use crate::data::{self, ClassificationData, CsvOptions, MinMaxScaler, Table};
 use crate::formulation::NlpClassifierFormulation;
+use crate::formulations::logistic_l1::{self, LogisticL1Config};
 use crate::formulations::sorct::{self, SorctConfig};
 use crate::metrics;
 use crate::model::Classifier;
@@ -142,6 +143,8 @@ pub struct SolverConfig {
 pub enum FormulationConfig {
     /// S-ORCT.
     Sorct(SorctConfig),
+    /// l1-regularized logistic regression.
+    LogisticL1(LogisticL1Config),
 }
 
 impl FormulationConfig {
@@ -149,6 +152,7 @@ impl FormulationConfig {
     pub fn name(&self) -> &'static str {
         match self {
             FormulationConfig::Sorct(_) => sorct::NAME,
+            FormulationConfig::LogisticL1(_) => logistic_l1::NAME,
         }
     }
 }
@@ -204,6 +208,9 @@ impl ExperimentConfig {
                     bad(format!("[formulation]: {}", one_line(&e.to_string())))
                 })?)
             }
+            logistic_l1::NAME => FormulationConfig::LogisticL1(formulation.try_into().map_err(
+                |e: toml::de::Error| bad(format!("[formulation]: {}", one_line(&e.to_string()))),
+            )?),
             other => {
                 let known: Vec<&str> = crate::formulations::all().iter().map(|f| f.name).collect();
                 return Err(bad(format!(
@@ -389,6 +396,9 @@ pub fn run(
     let data = table.encode_classification()?;
     match &config.formulation {
         FormulationConfig::Sorct(f) => {
+            run_formulation(config, f, &data, out_dir, &results_path, progress)
+        }
+        FormulationConfig::LogisticL1(f) => {
             run_formulation(config, f, &data, out_dir, &results_path, progress)
         }
     }

@@ -6,6 +6,7 @@ use anyhow::{bail, Context, Result};
 use clap::{Parser, Subcommand};
 use glassbox::data::{ColumnEncoding, CsvOptions, Table};
 use glassbox::experiment::{self, ExperimentConfig};
+use glassbox::formulations::logistic_l1::{self, LogisticL1Model};
 use glassbox::formulations::sorct::{self, SorctModel};
 use glassbox::metrics;
 use glassbox::model::{model_kind, Classifier};
@@ -79,7 +80,7 @@ fn dispatch(command: Command) -> Result<()> {
             target,
         } => predict(&model, &data, out.as_deref(), &target),
         Command::Show { model } => {
-            print!("{}", load_sorct(&model)?.describe());
+            print!("{}", load_classifier(&model)?.describe());
             Ok(())
         }
         Command::Solvers => {
@@ -135,23 +136,25 @@ fn run(config_path: &Path, out: Option<PathBuf>, force: bool) -> Result<()> {
     Ok(())
 }
 
-fn load_sorct(path: &Path) -> Result<SorctModel> {
+/// Loads a saved model of any formulation, by the kind its file declares.
+fn load_classifier(path: &Path) -> Result<Box<dyn Classifier>> {
     let kind = model_kind(path)?;
-    if kind != sorct::NAME {
-        bail!(
+    Ok(match kind.as_str() {
+        sorct::NAME => Box::new(SorctModel::load(path)?),
+        logistic_l1::NAME => Box::new(LogisticL1Model::load(path)?),
+        _ => bail!(
             "{}: '{kind}' models cannot be used here yet",
             path.display()
-        );
-    }
-    Ok(SorctModel::load(path)?)
+        ),
+    })
 }
 
 fn predict(model_path: &Path, data_path: &Path, out: Option<&Path>, target: &str) -> Result<()> {
-    let model = load_sorct(model_path)?;
+    let model = load_classifier(model_path)?;
     let options = CsvOptions {
         target: target.to_string(),
         categorical: model
-            .encoding
+            .encoding()
             .columns
             .iter()
             .filter(|c| matches!(c, ColumnEncoding::Dummies { .. }))
@@ -161,17 +164,17 @@ fn predict(model_path: &Path, data_path: &Path, out: Option<&Path>, target: &str
         target_optional: true,
     };
     let table = Table::from_csv(data_path, &options)?;
-    let x = model.encoding.transform(&table)?;
+    let x = model.encoding().transform(&table)?;
     let proba = model.predict_proba(&x);
     let pred = model.predict(&x);
     if let Some(out) = out {
         let mut text = String::from("prediction");
-        for c in &model.classes {
+        for c in model.classes() {
             text.push_str(&format!(",proba_{c}"));
         }
         text.push('\n');
         for (i, &k) in pred.iter().enumerate() {
-            text.push_str(&model.classes[k]);
+            text.push_str(&model.classes()[k]);
             for v in proba.row(i).iter() {
                 text.push_str(&format!(",{v}"));
             }
@@ -182,7 +185,7 @@ fn predict(model_path: &Path, data_path: &Path, out: Option<&Path>, target: &str
         println!("wrote {} predictions to {}", pred.len(), out.display());
     } else {
         for &k in &pred {
-            println!("{}", model.classes[k]);
+            println!("{}", model.classes()[k]);
         }
     }
     if !table.target.is_empty() {
@@ -192,7 +195,7 @@ fn predict(model_path: &Path, data_path: &Path, out: Option<&Path>, target: &str
             .iter()
             .map(|t| {
                 model
-                    .classes
+                    .classes()
                     .iter()
                     .position(|c| c == t)
                     .unwrap_or(usize::MAX)
