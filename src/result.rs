@@ -113,11 +113,14 @@ pub struct SolveResult {
     pub dual_bound: Option<f64>,
     /// Relative gap between `objective` and `dual_bound`.
     pub gap: Option<f64>,
-    /// Multipliers of the general constraints, where the backend gives them.
+    /// Multipliers of the general constraints, where the backend gives them. Sign
+    /// convention (Ipopt's, which every NLP backend follows): the Lagrangian is
+    /// `f(x) + lambda^T g(x) - z_L^T (x - x_L) + z_U^T (x - x_U)`, so at a KKT point
+    /// `grad f + J^T lambda - z_L + z_U = 0` with `z_L, z_U >= 0` and `lambda` of either sign.
     pub constraint_multipliers: Option<Vec<f64>>,
-    /// Multipliers of the variables' lower bounds.
+    /// Multipliers z_L >= 0 of the variables' lower bounds.
     pub lower_bound_multipliers: Option<Vec<f64>>,
-    /// Multipliers of the variables' upper bounds.
+    /// Multipliers z_U >= 0 of the variables' upper bounds.
     pub upper_bound_multipliers: Option<Vec<f64>>,
     /// Largest violation of a constraint or bound at `primal`.
     pub max_violation: Option<f64>,
