@@ -433,7 +433,7 @@ fn run_formulation<F: NlpClassifierFormulation>(
     let models_dir = out_dir.join("models");
     std::fs::create_dir_all(&models_dir).map_err(|e| GlassboxError::io(&models_dir, e))?;
     let mut file =
-        std::fs::File::create(&results_path).map_err(|e| GlassboxError::io(&results_path, e))?;
+        std::fs::File::create(results_path).map_err(|e| GlassboxError::io(results_path, e))?;
 
     let total = (config.split.repeats
         * (config.multistart.starts + usize::from(warm_model.is_some()))) as u64;
