@@ -150,6 +150,29 @@ struct Forward {
     reach: DMatrix<f64>,
 }
 
+impl Forward {
+    /// The factors of P_il along the path of leaf l for row i: p_it on a left turn,
+    /// 1 - p_it on a right turn.
+    fn path_factors(&self, path: &[(usize, bool)], i: usize, q: &mut [f64]) {
+        for (d, &(t, goes_left)) in path.iter().enumerate() {
+            q[d] = if goes_left {
+                self.left[(i, t)]
+            } else {
+                1.0 - self.left[(i, t)]
+            };
+        }
+    }
+}
+
+/// The product of the path factors `q` but those at depths `skip1` and `skip2`.
+fn product_except(q: &[f64], skip1: usize, skip2: usize) -> f64 {
+    q.iter()
+        .enumerate()
+        .filter(|(e, _)| *e != skip1 && *e != skip2)
+        .map(|(_, v)| v)
+        .product()
+}
+
 /// One S-ORCT instance: scaled training data, parameters, variable layout.
 pub struct SorctProblem {
     pub(crate) x: Arc<DMatrix<f64>>,
@@ -285,20 +308,9 @@ impl SorctProblem {
                     continue;
                 }
                 let path = self.shape.path(l);
+                f.path_factors(path, i, &mut q);
                 for (d, &(t, goes_left)) in path.iter().enumerate() {
-                    q[d] = if goes_left {
-                        f.left[(i, t)]
-                    } else {
-                        1.0 - f.left[(i, t)]
-                    };
-                }
-                for (d, &(t, goes_left)) in path.iter().enumerate() {
-                    let mut others = 1.0;
-                    for (e, qe) in q.iter().enumerate() {
-                        if e != d {
-                            others *= qe;
-                        }
-                    }
+                    let others = product_except(&q, d, d);
                     let sign = if goes_left { 1.0 } else { -1.0 };
                     g_z[(i, t)] += cost * sign * f.d1[(i, t)] * others;
                 }
@@ -341,12 +353,8 @@ impl SorctProblem {
         for i in 0..n {
             for l in 0..lay.leaves {
                 let path = self.shape.path(l);
-                for (d, &(t, goes_left)) in path.iter().enumerate() {
-                    q[d] = if goes_left {
-                        f.left[(i, t)]
-                    } else {
-                        1.0 - f.left[(i, t)]
-                    };
+                f.path_factors(path, i, &mut q);
+                for (d, &(_, goes_left)) in path.iter().enumerate() {
                     s[d] = if goes_left { 1.0 } else { -1.0 };
                 }
                 let mut cost = 0.0;
@@ -355,12 +363,7 @@ impl SorctProblem {
                 }
                 for d in 0..depth {
                     let t = path[d].0;
-                    let mut others = 1.0;
-                    for (g, qg) in q.iter().enumerate() {
-                        if g != d {
-                            others *= qg;
-                        }
-                    }
+                    let others = product_except(&q, d, d);
                     e[(i, l * depth + d)] = s[d] * f.d1[(i, t)] * others;
                     if cost == 0.0 {
                         continue;
@@ -368,12 +371,7 @@ impl SorctProblem {
                     h_z[(i, pair_of[l * depth + d][d])] += cost * s[d] * f.d2[(i, t)] * others;
                     for d2 in 0..d {
                         let u = path[d2].0;
-                        let mut rest = 1.0;
-                        for (g, qg) in q.iter().enumerate() {
-                            if g != d && g != d2 {
-                                rest *= qg;
-                            }
-                        }
+                        let rest = product_except(&q, d, d2);
                         h_z[(i, pair_of[l * depth + d][d2])] +=
                             cost * s[d] * s[d2] * f.d1[(i, t)] * f.d1[(i, u)] * rest;
                     }
