@@ -1,13 +1,21 @@
 #!/usr/bin/env bash
 # Installs the system packages glassbox's default backends need, when they are missing:
-# IPOPT (Debian's coinor-libipopt-dev) and pkg-config. Safe to run again: it does nothing
-# when everything is there. Runs apt-get as root, or through sudo.
+# IPOPT (Debian's coinor-libipopt-dev), CBC (coinor-libcbc-dev), pkg-config, and what the
+# `highs` feature needs to build HiGHS from source (cmake, a C++ compiler, and libclang for
+# bindgen). Safe to run again: it does nothing when everything is there. Runs apt-get as
+# root, or through sudo.
 set -euo pipefail
 
 need=()
 dpkg -s coinor-libipopt-dev >/dev/null 2>&1 || need+=(coinor-libipopt-dev)
 command -v pkg-config >/dev/null 2>&1 || need+=(pkg-config)
 command -v cc >/dev/null 2>&1 || need+=(build-essential)
+# HiGHS (feature `highs`): built from source by the highs-sys crate.
+command -v c++ >/dev/null 2>&1 || need+=(g++)
+command -v cmake >/dev/null 2>&1 || need+=(cmake)
+dpkg -s libclang-dev >/dev/null 2>&1 || need+=(libclang-dev)
+# CBC (feature `cbc`).
+dpkg -s coinor-libcbc-dev >/dev/null 2>&1 || need+=(coinor-libcbc-dev)
 
 if ((${#need[@]})); then
   echo "glassbox: installing system packages: ${need[*]}" >&2

@@ -3,3 +3,9 @@
 
 #[cfg(feature = "ipopt")]
 pub mod ipopt;
+
+#[cfg(feature = "highs")]
+pub mod highs;
+
+#[cfg(feature = "cbc")]
+pub mod cbc;

@@ -45,6 +45,10 @@ impl BackendEntry {
 const NOT_COMPILED: &[(&str, &str)] = &[
     #[cfg(not(feature = "ipopt"))]
     ("ipopt", "ipopt"),
+    #[cfg(not(feature = "highs"))]
+    ("highs", "highs"),
+    #[cfg(not(feature = "cbc"))]
+    ("cbc", "cbc"),
 ];
 
 /// Every backend compiled into this build.
@@ -55,6 +59,10 @@ pub fn backends() -> Vec<BackendEntry> {
     let mut entries = Vec::new();
     #[cfg(feature = "ipopt")]
     entries.push(crate::solvers::ipopt::entry());
+    #[cfg(feature = "highs")]
+    entries.push(crate::solvers::highs::entry());
+    #[cfg(feature = "cbc")]
+    entries.push(crate::solvers::cbc::entry());
     entries
 }
 
