@@ -1,6 +1,7 @@
 //! The backends, one module per solver, each behind its cargo feature. A backend knows
 //! nothing about trees: it sees only the core's problem types (`NlpProblem`, `MilpProblem`).
 
+pub mod gradient;
 #[cfg(feature = "ipopt")]
 pub mod ipopt;
 

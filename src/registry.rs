@@ -63,6 +63,7 @@ pub fn backends() -> Vec<BackendEntry> {
     entries.push(crate::solvers::highs::entry());
     #[cfg(feature = "cbc")]
     entries.push(crate::solvers::cbc::entry());
+    entries.push(crate::solvers::gradient::entry());
     entries
 }
 

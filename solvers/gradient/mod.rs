@@ -1,0 +1,350 @@
+//! The gradient backend `"lbfgs"`: projected L-BFGS (or spectral projected gradient) inside
+//! an augmented Lagrangian, on [argmin](https://argmin-rs.org). It solves any [`NlpProblem`]
+//! (variable bounds, general range constraints `g_L <= g(x) <= g_U`, equalities included)
+//! with first derivatives only, to a point that is feasible and stationary to tolerance (a
+//! local method: its optima are [`TerminationStatus::LocallyOptimal`]).
+//!
+//! # Design
+//!
+//! - [`subproblem`]: the augmented Lagrangian of the general constraints (PHR in ALGENCAN's
+//!   shifted form, one formula for equalities and one- or two-sided ranges) as an argmin
+//!   `CostFunction` + `Gradient`, with guarded evaluations (panics caught).
+//! - [`projected`]: the bound-constrained inner methods, each an argmin `Solver`
+//!   (`init` / `next_iter` / `terminate`) — argmin has none that handles bounds. argmin's
+//!   `Executor` runs them: its iteration limit, its timeout and its observers (the log)
+//!   apply, and its `TerminationReason` says why an inner solve ended. Checkpointing is not
+//!   used: an inner solve is one step of the outer loop below, whose state (multipliers,
+//!   penalty) argmin's checkpoints would not hold; a glassbox solve is restarted from a
+//!   [`crate::SolveResult::warm_start`] instead.
+//! - [`augmented_lagrangian`]: the outer loop (multiplier and penalty updates, statuses).
+//!
+//! # How options map
+//!
+//! - `tolerance` (default 1e-8): the projected gradient of the Lagrangian,
+//!   `|P(x - grad_x L) - x|_inf`, must be at most `tolerance * max(1, |grad f(x)|_inf)`.
+//! - raw `constraint_tolerance` (default 1e-6): the largest violation of a constraint (and
+//!   ALGENCAN's complementarity measure) at a locally optimal point, and the violation under
+//!   which a point at a limit counts as feasible. Bounds always hold exactly (iterates are
+//!   projected onto them).
+//! - `iteration_limit`: the total of inner iterations (the status says `Iteration`); raw
+//!   `inner_iterations` caps one inner solve, `outer_iterations` the outer loop.
+//! - `time_limit`: wall-clock. The deadline is handed to argmin's executor as the timeout of
+//!   every inner solve and checked by the inner methods before every evaluation and by the
+//!   outer loop between inner solves, so a solve overshoots by at most one evaluation of
+//!   the problem (and the final evaluations when the deadline falls between them).
+//! - `verbosity` 0 and 1: nothing is printed (the one-line summary of verbosity 1 is the
+//!   caller's); 2: a line per outer iteration on stderr (the end of each inner solve, through
+//!   an argmin observer, and the violation, complementarity and stationarity after it);
+//!   3 and more: also a line per inner iteration.
+//! - `seed` is ignored: the method is deterministic. `threads` is ignored: it runs on the
+//!   calling thread (a problem may parallelize its own evaluations).
+//! - `relative_gap` / `absolute_gap` are refused (no dual bound).
+//! - raw options: see [`OPTIONS`]; values are checked, ranges included.
+//!
+//! # Starting point and multipliers
+//!
+//! Without a warm start the solve starts from the projection of 0 onto the bounds; a warm
+//! start's primal point is projected onto the bounds. Its constraint multipliers, when
+//! given, are the first multipliers of the augmented Lagrangian (and a start that already
+//! satisfies the KKT conditions with them returns at once, with 0 iterations); bound
+//! multipliers are checked for length and otherwise not needed (the method handles bounds
+//! by projection).
+//!
+//! Results carry Ipopt's sign convention: `grad f + J^T lambda - z_L + z_U = 0`.
+//! `constraint_multipliers` are the last multiplier update; the bound multipliers are read
+//! off the gradient of the Lagrangian `r`: the part of `-r` the bounds cut off in the
+//! projected-gradient step goes to `z_U` (pushing up) or `z_L` (pushing down), so the
+//! stationarity residual with them is exactly the projected gradient.
+//!
+//! Depends on the core (`nlp`, `options`, `result`, `solver`, `registry`) and argmin.
+
+mod augmented_lagrangian;
+mod projected;
+mod subproblem;
+
+use crate::nlp::NlpProblem;
+use crate::options::{check_raw_options, OptionKind, OptionSpec, RawOptionValue, WarmStart};
+use crate::registry::{BackendEntry, Constructor};
+use crate::solver::{Capabilities, NlpSolver};
+use crate::{GlassboxError, Result, SolveOptions, SolveResult, TerminationStatus};
+use std::time::{Duration, Instant};
+
+/// The registry name of this backend.
+pub const NAME: &str = "lbfgs";
+
+/// What the backend can do.
+pub const CAPABILITIES: Capabilities = Capabilities {
+    integers: false,
+    constraints: true,
+    exact_hessian: false,
+    warm_start: true,
+    warm_start_duals: true,
+    dual_bound: false,
+    gpu: false,
+};
+
+/// Default of `tolerance`.
+pub const DEFAULT_TOLERANCE: f64 = 1e-8;
+/// Default of the raw `constraint_tolerance`.
+pub const DEFAULT_CONSTRAINT_TOLERANCE: f64 = 1e-6;
+
+/// The raw options this backend accepts.
+pub const OPTIONS: &[OptionSpec] = &[
+    OptionSpec {
+        name: "method",
+        kind: OptionKind::Choice(&["lbfgs", "spg"]),
+        help: "inner method over the bounds: projected L-BFGS or nonmonotone spectral projected gradient (default lbfgs)",
+    },
+    OptionSpec {
+        name: "memory",
+        kind: OptionKind::Int,
+        help: "L-BFGS correction pairs, 1 to 1000 (default 10)",
+    },
+    OptionSpec {
+        name: "inner_iterations",
+        kind: OptionKind::Int,
+        help: "iterations of one inner solve at most, >= 1 (default 10000)",
+    },
+    OptionSpec {
+        name: "outer_iterations",
+        kind: OptionKind::Int,
+        help: "augmented Lagrangian iterations at most, >= 1 (default 100)",
+    },
+    OptionSpec {
+        name: "penalty_initial",
+        kind: OptionKind::Float,
+        help: "first penalty parameter, > 0 (default: ALGENCAN's 10 max(1,|f|) / max(1, violation^2 / 2), within [1e-8, 1e8])",
+    },
+    OptionSpec {
+        name: "penalty_growth",
+        kind: OptionKind::Float,
+        help: "factor on the penalty when the violation did not halve, > 1 (default 10)",
+    },
+    OptionSpec {
+        name: "constraint_tolerance",
+        kind: OptionKind::Float,
+        help: "largest constraint violation of a solution, and of a feasible point at a limit, > 0 (default 1e-6)",
+    },
+];
+
+/// The registry entry of this backend.
+pub fn entry() -> BackendEntry {
+    BackendEntry {
+        name: NAME,
+        description: "projected L-BFGS + augmented Lagrangian on argmin (first derivatives only; local optima)",
+        capabilities: CAPABILITIES,
+        options: OPTIONS,
+        constructor: Constructor::Nlp(|| Box::new(LbfgsSolver::new())),
+    }
+}
+
+/// The inner method.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Method {
+    Lbfgs,
+    Spg,
+}
+
+/// Everything a solve is run with, from the typed and the raw options.
+#[derive(Clone, Debug)]
+pub(crate) struct Settings {
+    pub method: Method,
+    pub memory: usize,
+    pub inner_iterations: u64,
+    pub outer_iterations: u64,
+    pub penalty_initial: Option<f64>,
+    pub penalty_growth: f64,
+    pub constraint_tolerance: f64,
+    pub tolerance: f64,
+    pub time_limit: Option<Duration>,
+    pub iteration_limit: Option<u64>,
+    pub verbosity: u8,
+}
+
+impl Settings {
+    /// Reads and range-checks the options (their types were checked before).
+    fn new(options: &SolveOptions) -> Result<Self> {
+        let invalid = |name: &str, message: String| GlassboxError::InvalidOption {
+            solver: NAME.to_string(),
+            option: name.to_string(),
+            message,
+        };
+        let int = |name: &str, lo: i64, hi: i64, default: i64| -> Result<i64> {
+            match options.raw.get(name) {
+                Some(RawOptionValue::Int(i)) if (lo..=hi).contains(i) => Ok(*i),
+                Some(RawOptionValue::Int(i)) => {
+                    Err(invalid(name, format!("must be in [{lo}, {hi}], got {i}")))
+                }
+                _ => Ok(default),
+            }
+        };
+        let float = |name: &str| -> Option<f64> {
+            match options.raw.get(name) {
+                Some(RawOptionValue::Float(x)) => Some(*x),
+                Some(RawOptionValue::Int(i)) => Some(*i as f64),
+                _ => None,
+            }
+        };
+        let penalty_initial = float("penalty_initial");
+        if let Some(p) = penalty_initial.filter(|p| p.is_nan() || *p <= 0.0) {
+            return Err(invalid("penalty_initial", format!("must be > 0, got {p}")));
+        }
+        let penalty_growth = float("penalty_growth").unwrap_or(10.0);
+        if penalty_growth.is_nan() || penalty_growth <= 1.0 {
+            return Err(invalid(
+                "penalty_growth",
+                format!("must be > 1, got {penalty_growth}"),
+            ));
+        }
+        let constraint_tolerance =
+            float("constraint_tolerance").unwrap_or(DEFAULT_CONSTRAINT_TOLERANCE);
+        if constraint_tolerance.is_nan() || constraint_tolerance <= 0.0 {
+            return Err(invalid(
+                "constraint_tolerance",
+                format!("must be > 0, got {constraint_tolerance}"),
+            ));
+        }
+        let method = match options.raw.get("method") {
+            Some(RawOptionValue::Str(s)) if s == "spg" => Method::Spg,
+            _ => Method::Lbfgs,
+        };
+        Ok(Settings {
+            method,
+            memory: int("memory", 1, 1000, 10)? as usize,
+            inner_iterations: int("inner_iterations", 1, i64::MAX, 10_000)? as u64,
+            outer_iterations: int("outer_iterations", 1, i64::MAX, 100)? as u64,
+            penalty_initial,
+            penalty_growth,
+            constraint_tolerance,
+            tolerance: options.tolerance.unwrap_or(DEFAULT_TOLERANCE),
+            // A limit too large for a Duration (validated finite and positive) is no limit.
+            time_limit: options
+                .time_limit
+                .and_then(|t| Duration::try_from_secs_f64(t).ok()),
+            iteration_limit: options.iteration_limit,
+            verbosity: options.verbosity,
+        })
+    }
+}
+
+/// The argmin backend. It holds no state; solves on different threads are independent.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct LbfgsSolver;
+
+impl LbfgsSolver {
+    /// A new backend.
+    pub fn new() -> Self {
+        LbfgsSolver
+    }
+}
+
+impl NlpSolver for LbfgsSolver {
+    fn name(&self) -> &str {
+        NAME
+    }
+
+    fn capabilities(&self) -> Capabilities {
+        CAPABILITIES
+    }
+
+    fn solve(&self, problem: &dyn NlpProblem, options: &SolveOptions) -> Result<SolveResult> {
+        options.validate()?;
+        check_raw_options(NAME, OPTIONS, &options.raw)?;
+        for (name, gap) in [
+            ("relative_gap", options.relative_gap),
+            ("absolute_gap", options.absolute_gap),
+        ] {
+            if gap.is_some() {
+                return Err(GlassboxError::Capability {
+                    solver: NAME.to_string(),
+                    what: format!(
+                        "stop at a {name} (it is a local NLP method with no dual bound): remove {name}"
+                    ),
+                });
+            }
+        }
+        let settings = Settings::new(options)?;
+        crate::nlp::validate(problem)?;
+        let nlp = subproblem::Nlp::new(problem);
+        let (x0, lambda0) = match &options.warm_start {
+            None => (vec![0.0; nlp.n], None),
+            Some(warm) => warm_start(problem, warm, nlp.n, nlp.m)?,
+        };
+        let start = Instant::now();
+        if nlp.n == 0 {
+            return Ok(solve_without_variables(&nlp, &settings, start));
+        }
+        Ok(augmented_lagrangian::solve(
+            &nlp, &settings, x0, lambda0, start,
+        ))
+    }
+}
+
+/// Checks a warm start against the problem's dimensions: the primal point and the
+/// constraint multipliers (returned), the bound multipliers (checked only).
+fn warm_start(
+    problem: &dyn NlpProblem,
+    warm: &WarmStart,
+    n: usize,
+    m: usize,
+) -> Result<(Vec<f64>, Option<Vec<f64>>)> {
+    let check = |what: &str, values: &[f64], expected: usize| {
+        if values.len() != expected {
+            return Err(GlassboxError::InvalidProblem(format!(
+                "{}: the warm start's {what} has {} values, the problem needs {expected}",
+                problem.name(),
+                values.len()
+            )));
+        }
+        if let Some(i) = values.iter().position(|v| !v.is_finite()) {
+            return Err(GlassboxError::InvalidProblem(format!(
+                "{}: the warm start's {what} has the non-finite value {} at index {i}",
+                problem.name(),
+                values[i]
+            )));
+        }
+        Ok(())
+    };
+    check("primal point", &warm.primal, n)?;
+    if let Some(v) = &warm.constraint_multipliers {
+        check("constraint multipliers", v, m)?;
+    }
+    if let Some(v) = &warm.lower_bound_multipliers {
+        check("lower-bound multipliers", v, n)?;
+    }
+    if let Some(v) = &warm.upper_bound_multipliers {
+        check("upper-bound multipliers", v, n)?;
+    }
+    Ok((warm.primal.clone(), warm.constraint_multipliers.clone()))
+}
+
+/// A problem without variables: its only point is optimal if it satisfies the constraints.
+fn solve_without_variables(
+    nlp: &subproblem::Nlp,
+    settings: &Settings,
+    start: Instant,
+) -> SolveResult {
+    let mut result = SolveResult::failed(NAME, TerminationStatus::NumericalError, "");
+    match nlp.values(&[]) {
+        Ok(point) => {
+            let violation = nlp.max_violation(&[], &point.g);
+            let feasible = violation <= settings.constraint_tolerance;
+            result.status = if !point.finite_values() {
+                TerminationStatus::NumericalError
+            } else if feasible {
+                TerminationStatus::Optimal
+            } else {
+                TerminationStatus::Infeasible
+            };
+            result.objective = Some(point.f).filter(|f| f.is_finite());
+            result.max_violation = Some(violation);
+            result.raw_status = "no variables: the only point was evaluated".to_string();
+        }
+        Err(message) => result.raw_status = message,
+    }
+    result.wall_seconds = start.elapsed().as_secs_f64();
+    result
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,474 @@
+//! Unit tests of the gradient backend: what the conformance suite does not reach (the SPG
+//! method, two-sided ranges, option ranges, panics, deadlines inside a line search, output
+//! at verbosity 0, problems without variables).
+
+use super::*;
+use crate::{Limit, RawOptionValue};
+use std::collections::BTreeMap;
+
+const INF: f64 = f64::INFINITY;
+
+/// min sum_j (x_j - target_j)^2 over bounds, with linear constraints `rows` in ranges.
+#[derive(Clone)]
+struct Quadratic {
+    target: Vec<f64>,
+    lower: Vec<f64>,
+    upper: Vec<f64>,
+    rows: Vec<Vec<f64>>,
+    g_lower: Vec<f64>,
+    g_upper: Vec<f64>,
+    /// The objective panics at points with x_0 above this.
+    panic_above: f64,
+    /// Every objective evaluation sleeps this long.
+    busy: Duration,
+}
+
+impl Quadratic {
+    fn new(target: &[f64]) -> Self {
+        let n = target.len();
+        Quadratic {
+            target: target.to_vec(),
+            lower: vec![-INF; n],
+            upper: vec![INF; n],
+            rows: vec![],
+            g_lower: vec![],
+            g_upper: vec![],
+            panic_above: INF,
+            busy: Duration::ZERO,
+        }
+    }
+}
+
+impl NlpProblem for Quadratic {
+    fn num_variables(&self) -> usize {
+        self.target.len()
+    }
+    fn num_constraints(&self) -> usize {
+        self.rows.len()
+    }
+    fn variable_bounds(&self) -> (Vec<f64>, Vec<f64>) {
+        (self.lower.clone(), self.upper.clone())
+    }
+    fn constraint_bounds(&self) -> (Vec<f64>, Vec<f64>) {
+        (self.g_lower.clone(), self.g_upper.clone())
+    }
+    fn objective(&self, x: &[f64]) -> f64 {
+        if x.first().is_some_and(|&v| v > self.panic_above) {
+            panic!("objective exploded at {x:?}");
+        }
+        if !self.busy.is_zero() {
+            std::thread::sleep(self.busy);
+        }
+        x.iter()
+            .zip(&self.target)
+            .map(|(v, t)| (v - t) * (v - t))
+            .sum()
+    }
+    fn gradient(&self, x: &[f64], grad: &mut [f64]) {
+        for ((g, v), t) in grad.iter_mut().zip(x).zip(&self.target) {
+            *g = 2.0 * (v - t);
+        }
+    }
+    fn constraints(&self, x: &[f64], g: &mut [f64]) {
+        for (gi, row) in g.iter_mut().zip(&self.rows) {
+            *gi = row.iter().zip(x).map(|(a, v)| a * v).sum();
+        }
+    }
+    fn jacobian_structure(&self) -> Vec<(usize, usize)> {
+        (0..self.rows.len())
+            .flat_map(|i| (0..self.target.len()).map(move |j| (i, j)))
+            .collect()
+    }
+    fn jacobian_values(&self, _x: &[f64], values: &mut [f64]) {
+        let flat: Vec<f64> = self.rows.iter().flatten().copied().collect();
+        values.copy_from_slice(&flat);
+    }
+    fn name(&self) -> String {
+        "quadratic".into()
+    }
+}
+
+fn raw(pairs: &[(&str, RawOptionValue)]) -> BTreeMap<String, RawOptionValue> {
+    pairs
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.clone()))
+        .collect()
+}
+
+fn solve(problem: &dyn NlpProblem, options: &SolveOptions) -> SolveResult {
+    LbfgsSolver::new().solve(problem, options).unwrap()
+}
+
+fn spg() -> SolveOptions {
+    SolveOptions {
+        raw: raw(&[("method", RawOptionValue::Str("spg".into()))]),
+        ..SolveOptions::default()
+    }
+}
+
+/// `grad f + J^T lambda - z_L + z_U`, largest entry.
+fn stationarity_residual(problem: &dyn NlpProblem, result: &SolveResult) -> f64 {
+    let n = problem.num_variables();
+    let mut r = vec![0.0; n];
+    problem.gradient(&result.primal, &mut r);
+    let lambda = result.constraint_multipliers.as_ref().unwrap();
+    let mut values = vec![0.0; problem.jacobian_structure().len()];
+    problem.jacobian_values(&result.primal, &mut values);
+    for (&(i, j), v) in problem.jacobian_structure().iter().zip(&values) {
+        r[j] += lambda[i] * v;
+    }
+    let z_l = result.lower_bound_multipliers.as_ref().unwrap();
+    let z_u = result.upper_bound_multipliers.as_ref().unwrap();
+    assert!(z_l.iter().chain(z_u).all(|&z| z >= 0.0));
+    (0..n).fold(0f64, |w, j| w.max((r[j] - z_l[j] + z_u[j]).abs()))
+}
+
+#[test]
+fn entry_matches_the_solver() {
+    let entry = entry();
+    assert_eq!(entry.name, LbfgsSolver::new().name());
+    assert_eq!(entry.capabilities, LbfgsSolver::new().capabilities());
+    assert_eq!(entry.problem_kind(), "nlp");
+    assert!(entry.options.iter().all(|o| !o.help.is_empty()));
+}
+
+#[test]
+fn two_sided_ranges_bind_on_either_side() {
+    // min (x0 - t)^2 + (x1 - t)^2 s.t. 0 <= x0 + x1 <= 1. For t = 3 the upper side binds at
+    // (0.5, 0.5) with multiplier +5; for t = -3 the lower side binds at (0, 0) with
+    // multiplier -6 (Ipopt's signs: grad f + lambda grad g = 0).
+    for (target, optimum, multiplier) in [(3.0, 0.5, 5.0), (-3.0, 0.0, -6.0)] {
+        let mut problem = Quadratic::new(&[target, target]);
+        problem.rows = vec![vec![1.0, 1.0]];
+        problem.g_lower = vec![0.0];
+        problem.g_upper = vec![1.0];
+        for options in [SolveOptions::default(), spg()] {
+            let result = solve(&problem, &options);
+            assert_eq!(
+                result.status,
+                TerminationStatus::LocallyOptimal,
+                "{}",
+                result.raw_status
+            );
+            for v in &result.primal {
+                assert!((v - optimum).abs() < 1e-6, "{:?}", result.primal);
+            }
+            let lambda = result.constraint_multipliers.as_ref().unwrap()[0];
+            assert!((lambda - multiplier).abs() < 1e-5, "multiplier {lambda}");
+            assert!(stationarity_residual(&problem, &result) < 1e-6);
+        }
+    }
+}
+
+#[test]
+fn spg_solves_bounds_and_equalities() {
+    // Bounds: (1, 0) on [0, 1]^2 for the target (2, -1).
+    let mut problem = Quadratic::new(&[2.0, -1.0]);
+    problem.lower = vec![0.0, 0.0];
+    problem.upper = vec![1.0, 1.0];
+    let result = solve(&problem, &spg());
+    assert_eq!(result.status, TerminationStatus::LocallyOptimal);
+    assert_eq!(result.primal, vec![1.0, 0.0]);
+    assert_eq!(result.lower_bound_multipliers, Some(vec![0.0, 2.0]));
+    assert_eq!(result.upper_bound_multipliers, Some(vec![2.0, 0.0]));
+    // An equality: x0 + 2 x1 = 4 from the target 0: (0.8, 1.6).
+    let mut problem = Quadratic::new(&[0.0, 0.0]);
+    problem.rows = vec![vec![1.0, 2.0]];
+    problem.g_lower = vec![4.0];
+    problem.g_upper = vec![4.0];
+    let result = solve(&problem, &spg());
+    assert_eq!(
+        result.status,
+        TerminationStatus::LocallyOptimal,
+        "{}",
+        result.raw_status
+    );
+    assert!((result.primal[0] - 0.8).abs() < 1e-6 && (result.primal[1] - 1.6).abs() < 1e-6);
+    assert!(stationarity_residual(&problem, &result) < 1e-6);
+}
+
+#[test]
+fn warm_start_outside_the_bounds_is_projected() {
+    let mut problem = Quadratic::new(&[0.5]);
+    problem.lower = vec![0.0];
+    problem.upper = vec![1.0];
+    let options = SolveOptions::default().with_warm_start(Some(WarmStart::primal(vec![7.0])));
+    let result = solve(&problem, &options);
+    assert_eq!(result.status, TerminationStatus::LocallyOptimal);
+    assert!((result.primal[0] - 0.5).abs() < 1e-9);
+    let bad = SolveOptions::default().with_warm_start(Some(WarmStart::primal(vec![f64::NAN])));
+    assert!(LbfgsSolver::new().solve(&problem, &bad).is_err());
+    let bad = SolveOptions::default().with_warm_start(Some(WarmStart {
+        upper_bound_multipliers: Some(vec![0.0; 2]),
+        ..WarmStart::primal(vec![0.0])
+    }));
+    let err = LbfgsSolver::new().solve(&problem, &bad).unwrap_err();
+    assert!(err.to_string().contains("upper-bound"), "{err}");
+}
+
+#[test]
+fn options_are_range_checked() {
+    let problem = Quadratic::new(&[1.0]);
+    let cases = [
+        ("memory", RawOptionValue::Int(0)),
+        ("memory", RawOptionValue::Int(1 << 40)),
+        ("inner_iterations", RawOptionValue::Int(0)),
+        ("outer_iterations", RawOptionValue::Int(-3)),
+        ("penalty_initial", RawOptionValue::Float(0.0)),
+        ("penalty_growth", RawOptionValue::Float(1.0)),
+        ("constraint_tolerance", RawOptionValue::Float(-1e-6)),
+        ("method", RawOptionValue::Str("newton".into())),
+        ("max_iter", RawOptionValue::Int(3)),
+    ];
+    for (name, value) in cases {
+        let options = SolveOptions {
+            raw: raw(&[(name, value.clone())]),
+            ..SolveOptions::default()
+        };
+        let err = LbfgsSolver::new()
+            .solve(&problem, &options)
+            .expect_err(&format!("{name} = {value}"));
+        assert!(err.to_string().contains(name), "{err}");
+    }
+    // Every declared option with a valid value is taken.
+    for spec in OPTIONS {
+        let value = match spec.kind {
+            OptionKind::Choice(choices) => RawOptionValue::Str(choices[1].to_string()),
+            OptionKind::Int => RawOptionValue::Int(5),
+            OptionKind::Float => RawOptionValue::Float(2.5),
+            OptionKind::Bool => RawOptionValue::Bool(true),
+        };
+        let options = SolveOptions {
+            raw: raw(&[(spec.name, value)]),
+            ..SolveOptions::default()
+        };
+        let result = solve(&problem, &options);
+        assert_eq!(
+            result.status,
+            TerminationStatus::LocallyOptimal,
+            "{}",
+            spec.name
+        );
+    }
+    for options in [
+        SolveOptions {
+            relative_gap: Some(0.01),
+            ..SolveOptions::default()
+        },
+        SolveOptions {
+            absolute_gap: Some(0.0),
+            ..SolveOptions::default()
+        },
+    ] {
+        let err = LbfgsSolver::new().solve(&problem, &options).unwrap_err();
+        assert!(matches!(err, GlassboxError::Capability { .. }), "{err}");
+    }
+    // Seed and threads are accepted (and ignored: the method is deterministic).
+    let options = SolveOptions {
+        seed: Some(3),
+        threads: Some(4),
+        ..SolveOptions::default()
+    };
+    let a = solve(&problem, &options);
+    let b = solve(&problem, &SolveOptions::default());
+    assert_eq!(a.primal, b.primal);
+}
+
+#[test]
+fn a_panicking_evaluation_is_a_numerical_error() {
+    let mut problem = Quadratic::new(&[3.0]);
+    problem.panic_above = 1.0;
+    let result = solve(&problem, &SolveOptions::default());
+    assert_eq!(result.status, TerminationStatus::NumericalError);
+    assert!(
+        result.raw_status.contains("objective exploded"),
+        "{}",
+        result.raw_status
+    );
+    // The last good point comes back, within the region that evaluates.
+    assert!(result.primal[0] <= 1.0);
+    let result = solve(&Quadratic::new(&[3.0]), &SolveOptions::default());
+    assert_eq!(result.status, TerminationStatus::LocallyOptimal);
+}
+
+#[test]
+fn the_deadline_is_checked_inside_an_iteration() {
+    // Every objective evaluation takes 30 ms; the limit of 0.1 s falls inside the solve.
+    let mut problem = Quadratic::new(&[3.0, -2.0]);
+    problem.busy = Duration::from_millis(30);
+    problem.rows = vec![vec![1.0, 1.0]];
+    problem.g_lower = vec![-INF];
+    problem.g_upper = vec![0.0];
+    let options = SolveOptions {
+        time_limit: Some(0.1),
+        ..SolveOptions::default()
+    };
+    let clock = Instant::now();
+    let result = solve(&problem, &options);
+    let elapsed = clock.elapsed().as_secs_f64();
+    assert_eq!(
+        result.status.limit(),
+        Some(Limit::Time),
+        "{}",
+        result.raw_status
+    );
+    assert!(elapsed < 0.1 + 0.08, "took {elapsed} s");
+    assert!(result.wall_seconds <= elapsed);
+    // A huge limit is no limit.
+    let options = SolveOptions {
+        time_limit: Some(1e300),
+        ..SolveOptions::default()
+    };
+    let result = solve(&Quadratic::new(&[3.0]), &options);
+    assert_eq!(result.status, TerminationStatus::LocallyOptimal);
+}
+
+#[test]
+fn iteration_limit_zero_and_a_kkt_start() {
+    let problem = Quadratic::new(&[3.0]);
+    let options = SolveOptions {
+        iteration_limit: Some(0),
+        ..SolveOptions::default()
+    };
+    let result = solve(&problem, &options);
+    assert_eq!(
+        result.status,
+        TerminationStatus::FeasibleAtLimit(Limit::Iteration)
+    );
+    assert_eq!(result.iterations, 0);
+    // Started at the optimum: done at once, even with no iterations allowed.
+    let options = options.with_warm_start(Some(WarmStart::primal(vec![3.0])));
+    let result = solve(&problem, &options);
+    assert_eq!(result.status, TerminationStatus::LocallyOptimal);
+    assert_eq!(result.iterations, 0);
+}
+
+#[test]
+fn infeasible_equality() {
+    // x0 + x1 = 5 with x in [0, 1]^2 is infeasible; the closest point is (1, 1).
+    let mut problem = Quadratic::new(&[0.0, 0.0]);
+    problem.lower = vec![0.0; 2];
+    problem.upper = vec![1.0; 2];
+    problem.rows = vec![vec![1.0, 1.0]];
+    problem.g_lower = vec![5.0];
+    problem.g_upper = vec![5.0];
+    let result = solve(&problem, &SolveOptions::default());
+    assert_eq!(
+        result.status,
+        TerminationStatus::Infeasible,
+        "{}",
+        result.raw_status
+    );
+    assert_eq!(result.primal, vec![1.0, 1.0]);
+    let result = solve(&problem, &spg());
+    assert_eq!(
+        result.status,
+        TerminationStatus::Infeasible,
+        "{}",
+        result.raw_status
+    );
+}
+
+#[test]
+fn no_variables() {
+    let mut problem = Quadratic::new(&[]);
+    problem.rows = vec![vec![]];
+    problem.g_lower = vec![-1.0];
+    problem.g_upper = vec![1.0];
+    let result = solve(&problem, &SolveOptions::default());
+    assert_eq!(result.status, TerminationStatus::Optimal);
+    assert_eq!(result.objective, Some(0.0));
+    problem.g_lower = vec![1.0];
+    problem.g_upper = vec![2.0];
+    let result = solve(&problem, &SolveOptions::default());
+    assert_eq!(result.status, TerminationStatus::Infeasible);
+}
+
+#[test]
+fn concurrent_solves_are_independent() {
+    let solver: Box<dyn NlpSolver> = Box::new(LbfgsSolver::new());
+    std::thread::scope(|scope| {
+        for t in 0..4 {
+            let solver = dyn_clone::clone_box(&*solver);
+            scope.spawn(move || {
+                let mut problem = Quadratic::new(&[t as f64, 2.0, -1.0]);
+                problem.rows = vec![vec![1.0, 1.0, 1.0]];
+                problem.g_lower = vec![-INF];
+                problem.g_upper = vec![1.0];
+                let result = solver.solve(&problem, &SolveOptions::default()).unwrap();
+                assert_eq!(result.status, TerminationStatus::LocallyOptimal);
+            });
+        }
+    });
+}
+
+/// Solves a few problems at the verbosity the parent asks for, ending in several statuses,
+/// when run as the child of [`nothing_is_printed_at_verbosity_0`]; does nothing otherwise.
+#[test]
+fn verbosity_child() {
+    let Ok(mode) = std::env::var("GLASSBOX_LBFGS_CHILD") else {
+        return;
+    };
+    let verbosity = if mode == "loud" { 3 } else { 1 };
+    let options = SolveOptions {
+        verbosity,
+        ..SolveOptions::default()
+    };
+    let mut problem = Quadratic::new(&[2.0, -1.0]);
+    problem.rows = vec![vec![1.0, 1.0]];
+    problem.g_lower = vec![-INF];
+    problem.g_upper = vec![0.5];
+    let result = solve(&problem, &options);
+    assert_eq!(result.status, TerminationStatus::LocallyOptimal);
+    let _ = solve(
+        &problem,
+        &options.with_warm_start(Some(result.warm_start())),
+    );
+    let mut infeasible = problem.clone();
+    infeasible.lower = vec![1.0, 1.0];
+    let _ = solve(&infeasible, &options);
+    let limited = SolveOptions {
+        iteration_limit: Some(1),
+        ..options.clone()
+    };
+    let _ = solve(&problem, &limited);
+    let _ = solve(
+        &problem,
+        &SolveOptions {
+            raw: spg().raw,
+            ..options
+        },
+    );
+}
+
+#[test]
+fn nothing_is_printed_at_verbosity_0() {
+    if std::env::var("GLASSBOX_LBFGS_CHILD").is_ok() {
+        return;
+    }
+    let run = |mode: &str| {
+        let output = std::process::Command::new(std::env::current_exe().unwrap())
+            .args([
+                "--exact",
+                "solvers::gradient::tests::verbosity_child",
+                "--nocapture",
+                "--test-threads=1",
+            ])
+            .env("GLASSBOX_LBFGS_CHILD", mode)
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "{output:?}");
+        String::from_utf8_lossy(&output.stderr).into_owned()
+    };
+    let quiet = run("quiet");
+    assert!(quiet.trim().is_empty(), "printed at verbosity 1:\n{quiet}");
+    let loud = run("loud");
+    assert!(
+        loud.contains("lbfgs: outer"),
+        "no log at verbosity 3:\n{loud}"
+    );
+    assert!(
+        loud.contains("inner"),
+        "no inner log at verbosity 3:\n{loud}"
+    );
+}
