@@ -4,10 +4,11 @@
 
 pub mod logistic_l1;
 pub mod sorct;
+pub mod sorrt;
 
 use crate::formulation::FormulationInfo;
 
 /// Every formulation compiled into glassbox, for `glassbox formulations`.
 pub fn all() -> Vec<FormulationInfo> {
-    vec![sorct::info(), logistic_l1::info()]
+    vec![sorct::info(), logistic_l1::info(), sorrt::info()]
 }

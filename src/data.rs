@@ -1,7 +1,8 @@
 //! Data loading and preprocessing: reading a CSV file into a typed [`Table`], encoding it
 //! into a numeric matrix for classification ([`ClassificationData`]) or regression
 //! ([`RegressionData`]), min-max scaling fitted on training rows ([`MinMaxScaler`]),
-//! seeded stratified splits ([`stratified_split`], [`stratified_kfold`]) and a synthetic
+//! seeded stratified splits ([`stratified_split`], [`stratified_kfold`]), a seeded random
+//! split for regression ([`random_split`]) and a synthetic
 //! oblique data set for demos and tests ([`synthetic_oblique`]).
 //!
 //! Depends on the core's error type ([`crate::GlassboxError`]) and on `nalgebra`, `csv`,
@@ -1027,6 +1028,31 @@ fn kfold_impl(
             (train, test)
         })
         .collect())
+}
+
+/// A seeded random train/test split of `n` samples (for regression, where stratification
+/// does not apply). Returns `(train, test)`, each sorted: the shuffled indices put
+/// `round(test_fraction * n)` samples in the test set, at least one in each part. `n` must be
+/// at least 2 and `test_fraction` in (0, 1). The same arguments give the same split.
+pub fn random_split(n: usize, test_fraction: f64, seed: u64) -> Result<(Vec<usize>, Vec<usize>)> {
+    if !(test_fraction > 0.0 && test_fraction < 1.0) {
+        return Err(GlassboxError::Config(format!(
+            "the test fraction must be strictly between 0 and 1, got {test_fraction}"
+        )));
+    }
+    if n < 2 {
+        return Err(GlassboxError::Config(format!(
+            "a train/test split needs at least 2 samples, got {n}"
+        )));
+    }
+    let mut idx: Vec<usize> = (0..n).collect();
+    idx.shuffle(&mut ChaCha8Rng::seed_from_u64(seed));
+    let n_test = ((test_fraction * n as f64).round() as usize).clamp(1, n - 1);
+    let mut test = idx[..n_test].to_vec();
+    let mut train = idx[n_test..].to_vec();
+    train.sort_unstable();
+    test.sort_unstable();
+    Ok((train, test))
 }
 
 /// A standard normal draw (Box-Muller), for random hyperplane normals.

@@ -34,6 +34,7 @@ use crate::data::{self, ClassificationData, CsvOptions, MinMaxScaler, Table};
 use crate::formulation::NlpClassifierFormulation;
 use crate::formulations::logistic_l1::{self, LogisticL1Config};
 use crate::formulations::sorct::{self, SorctConfig};
+use crate::formulations::sorrt::{self, SorrtConfig};
 use crate::metrics;
 use crate::model::Classifier;
 use crate::nlp::NlpProblem;
@@ -45,6 +46,10 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
+
+/// The regression path (S-ORRT): splits, multistart and results for
+/// `NlpRegressorFormulation`s.
+mod regression;
 
 /// Where the data come from.
 #[derive(Clone, Debug, Default, Deserialize, Serialize)]
@@ -145,6 +150,8 @@ pub enum FormulationConfig {
     Sorct(SorctConfig),
     /// l1-regularized logistic regression.
     LogisticL1(LogisticL1Config),
+    /// S-ORRT (regression).
+    Sorrt(SorrtConfig),
 }
 
 impl FormulationConfig {
@@ -153,6 +160,7 @@ impl FormulationConfig {
         match self {
             FormulationConfig::Sorct(_) => sorct::NAME,
             FormulationConfig::LogisticL1(_) => logistic_l1::NAME,
+            FormulationConfig::Sorrt(_) => sorrt::NAME,
         }
     }
 }
@@ -211,6 +219,11 @@ impl ExperimentConfig {
             logistic_l1::NAME => FormulationConfig::LogisticL1(formulation.try_into().map_err(
                 |e: toml::de::Error| bad(format!("[formulation]: {}", one_line(&e.to_string()))),
             )?),
+            sorrt::NAME => {
+                FormulationConfig::Sorrt(formulation.try_into().map_err(|e: toml::de::Error| {
+                    bad(format!("[formulation]: {}", one_line(&e.to_string())))
+                })?)
+            }
             other => {
                 let known: Vec<&str> = crate::formulations::all().iter().map(|f| f.name).collect();
                 return Err(bad(format!(
@@ -348,12 +361,19 @@ pub struct SolveRecord {
     pub raw_status: String,
     /// Objective value.
     pub objective: Option<f64>,
-    /// Training accuracy.
+    /// Training accuracy (classification; left out of the JSON line when not a number,
+    /// as for regression).
+    #[serde(default = "nan", skip_serializing_if = "is_nan")]
     pub train_accuracy: f64,
-    /// Test accuracy.
+    /// Test accuracy (classification).
+    #[serde(default = "nan", skip_serializing_if = "is_nan")]
     pub test_accuracy: f64,
-    /// Test balanced accuracy.
+    /// Test balanced accuracy (classification).
+    #[serde(default = "nan", skip_serializing_if = "is_nan")]
     pub test_balanced_accuracy: f64,
+    /// Regression metrics (regression formulations only).
+    #[serde(flatten, default, skip_serializing_if = "Option::is_none")]
+    pub regression: Option<RegressionMetrics>,
     /// Local sparsity (percent).
     pub delta_local: f64,
     /// Global sparsity (percent).
@@ -366,6 +386,35 @@ pub struct SolveRecord {
     pub n_train: usize,
     /// Test rows.
     pub n_test: usize,
+}
+
+fn nan() -> f64 {
+    f64::NAN
+}
+
+fn is_nan(v: &f64) -> bool {
+    v.is_nan()
+}
+
+/// The metrics of a regression solve (the `train_r2`, `test_r2`, `train_mse`, `test_mse`
+/// fields of a results line; null when the solve returned no point).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct RegressionMetrics {
+    /// R squared on the training part.
+    pub train_r2: f64,
+    /// R squared on the test part.
+    pub test_r2: f64,
+    /// Mean squared error on the training part.
+    pub train_mse: f64,
+    /// Mean squared error on the test part.
+    pub test_mse: f64,
+    /// The smallest lambda_L giving the sparsest model on this split's training part, where
+    /// the formulation knows it (S-ORRT: Proposition 2).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lambda_local_bound: Option<f64>,
+    /// The same for lambda_G.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lambda_global_bound: Option<f64>,
 }
 
 /// What a run produced.
@@ -393,6 +442,9 @@ pub fn run(
         )));
     }
     let table = config.load_table()?;
+    if let FormulationConfig::Sorrt(f) = &config.formulation {
+        return regression::run_regression(config, f, &table, out_dir, &results_path, progress);
+    }
     let data = table.encode_classification()?;
     match &config.formulation {
         FormulationConfig::Sorct(f) => {
@@ -401,6 +453,7 @@ pub fn run(
         FormulationConfig::LogisticL1(f) => {
             run_formulation(config, f, &data, out_dir, &results_path, progress)
         }
+        FormulationConfig::Sorrt(_) => unreachable!("regression returned above"),
     }
 }
 
@@ -589,6 +642,7 @@ fn fit_split<F: NlpClassifierFormulation>(
             train_accuracy: train_acc,
             test_accuracy: test_acc,
             test_balanced_accuracy: test_bal,
+            regression: None,
             delta_local: dl,
             delta_global: dg,
             solve_seconds: seconds,
@@ -637,6 +691,9 @@ pub fn median(values: &[f64]) -> f64 {
 /// The readable summary of a run: one row per split (its selected start), then the means.
 pub fn summary_table(records: &[SolveRecord]) -> String {
     use std::fmt::Write as _;
+    if records.iter().any(|r| r.regression.is_some()) {
+        return regression::summary_table(records);
+    }
     let mut out = String::new();
     let _ = writeln!(
         out,

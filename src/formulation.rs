@@ -91,3 +91,69 @@ pub trait NlpClassifierFormulation {
     /// Local and global sparsity of a model, in percent (delta_L, delta_G).
     fn sparsity(&self, model: &Self::Model) -> (f64, f64);
 }
+
+/// The raw training rows a regression formulation is built on: the table as read (raw
+/// columns, before encoding and scaling) and the indices of the training rows in it, in the
+/// order of the problem's rows. Formulations whose constraints name groups of individuals by
+/// a raw column (S-ORRT's cost-sensitivity and fairness groups) resolve them here.
+#[derive(Clone, Copy, Debug)]
+pub struct TrainingRows<'a> {
+    /// The whole table.
+    pub table: &'a crate::data::Table,
+    /// The training rows, as indices into `table`.
+    pub rows: &'a [usize],
+}
+
+/// A regression problem solved as an NLP, as the experiment runner drives it: the
+/// regression counterpart of [`NlpClassifierFormulation`] (targets are numbers, the model a
+/// [`crate::model::Regressor`]). Implement it and add the formulation to
+/// `FormulationConfig` in `experiment.rs` to make it runnable from a config.
+pub trait NlpRegressorFormulation {
+    /// The NLP it builds.
+    type Problem: crate::NlpProblem;
+    /// The fitted model.
+    type Model: crate::model::Regressor + serde::Serialize + Clone;
+
+    /// The name configs and saved models use.
+    fn name(&self) -> &'static str;
+    /// Checks the parameters against the table and its `features` encoded columns, so a
+    /// run fails before it writes anything.
+    fn check(&self, table: &crate::data::Table, features: usize) -> crate::Result<()>;
+    /// Builds the NLP on scaled features `x` (N x p) and targets `y` of the training rows
+    /// `train` (raw rows of the same individuals, in the same order).
+    fn problem(
+        &self,
+        x: std::sync::Arc<nalgebra::DMatrix<f64>>,
+        y: std::sync::Arc<Vec<f64>>,
+        train: TrainingRows<'_>,
+    ) -> crate::Result<Self::Problem>;
+    /// A seeded random starting point.
+    fn random_start(&self, problem: &Self::Problem, rng: &mut rand_chacha::ChaCha8Rng) -> Vec<f64>;
+    /// The fitted model at NLP point `x`.
+    fn model(
+        &self,
+        problem: &Self::Problem,
+        x: &[f64],
+        scaler: crate::data::MinMaxScaler,
+        target: String,
+        encoding: crate::data::Encoding,
+    ) -> Self::Model;
+    /// The NLP point that starts from a fitted model (warm start).
+    fn warm_start(
+        &self,
+        model: &Self::Model,
+        problem: &Self::Problem,
+        scaler: &crate::data::MinMaxScaler,
+    ) -> crate::Result<Vec<f64>>;
+    /// Loads a saved model of this formulation.
+    fn load_model(&self, path: &std::path::Path) -> crate::Result<Self::Model>;
+    /// The parameter values to report for this problem.
+    fn reported_params(&self, problem: &Self::Problem) -> ReportedParams;
+    /// Local and global sparsity of a model, in percent (delta_L, delta_G).
+    fn sparsity(&self, model: &Self::Model) -> (f64, f64);
+    /// The smallest (lambda_L, lambda_G) above which the sparsest model is stationary, for
+    /// this problem's training data, where the formulation knows them.
+    fn lambda_bounds(&self, _problem: &Self::Problem) -> Option<(f64, f64)> {
+        None
+    }
+}

@@ -8,8 +8,9 @@ use glassbox::data::{ColumnEncoding, CsvOptions, Table};
 use glassbox::experiment::{self, ExperimentConfig};
 use glassbox::formulations::logistic_l1::{self, LogisticL1Model};
 use glassbox::formulations::sorct::{self, SorctModel};
+use glassbox::formulations::sorrt::{self, explain::Explanations, SorrtModel};
 use glassbox::metrics;
-use glassbox::model::{model_kind, Classifier};
+use glassbox::model::{model_kind, Classifier, Regressor};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 
@@ -38,7 +39,8 @@ enum Command {
         #[arg(long)]
         force: bool,
     },
-    /// Predict with a saved model on a CSV file; prints accuracy if the file has the target.
+    /// Predict with a saved model on a CSV file; prints accuracy (classification) or R squared
+    /// and MSE (regression) if the file has the target.
     Predict {
         /// A model saved by `glassbox run` (DIR/models/split-R.json).
         model: PathBuf,
@@ -55,6 +57,22 @@ enum Command {
     Show {
         /// A saved model.
         model: PathBuf,
+    },
+    /// Explain a saved S-ORRT's predictions on a CSV file (the paper's local explanations
+    /// (7)): the gradient of the prediction with respect to each feature, per row, in the
+    /// user's units and in scaled units; optionally the parallel-coordinates plot (Fig. 2).
+    Explain {
+        /// A saved S-ORRT model.
+        model: PathBuf,
+        /// A CSV file with the model's feature columns (and the target, to colour the plot
+        /// by reliability).
+        data: PathBuf,
+        /// Write the explanations to this CSV file.
+        #[arg(long)]
+        out: PathBuf,
+        /// Draw the parallel-coordinates plot to this .png or .svg file.
+        #[arg(long)]
+        plot: Option<PathBuf>,
     },
     /// List the registered solver backends with their capabilities and options.
     Solvers,
@@ -80,9 +98,18 @@ fn dispatch(command: Command) -> Result<()> {
             target,
         } => predict(&model, &data, out.as_deref(), &target),
         Command::Show { model } => {
-            print!("{}", load_classifier(&model)?.describe());
+            match load_regressor(&model)? {
+                Some(r) => print!("{}", r.describe()),
+                None => print!("{}", load_classifier(&model)?.describe()),
+            }
             Ok(())
         }
+        Command::Explain {
+            model,
+            data,
+            out,
+            plot,
+        } => explain(&model, &data, &out, plot.as_deref()),
         Command::Solvers => {
             for e in glassbox::registry::backends() {
                 println!("{} ({}): {}", e.name, e.problem_kind(), e.description);
@@ -149,7 +176,123 @@ fn load_classifier(path: &Path) -> Result<Box<dyn Classifier>> {
     })
 }
 
+/// Loads a saved model if its file declares a regression formulation.
+fn load_regressor(path: &Path) -> Result<Option<Box<dyn Regressor>>> {
+    Ok(match model_kind(path)?.as_str() {
+        sorrt::NAME => Some(Box::new(SorrtModel::load(path)?)),
+        _ => None,
+    })
+}
+
+/// `glassbox predict` for a regressor: predictions, and R squared and MSE when the file has
+/// the target (the model's target column unless `--target` names another).
+fn predict_regression(
+    model: &dyn Regressor,
+    data_path: &Path,
+    out: Option<&Path>,
+    target: &str,
+) -> Result<()> {
+    let target = if target == "target" {
+        model.target()
+    } else {
+        target
+    };
+    let options = CsvOptions {
+        target: target.to_string(),
+        categorical: model
+            .encoding()
+            .columns
+            .iter()
+            .filter(|c| matches!(c, ColumnEncoding::Dummies { .. }))
+            .map(|c| c.name().to_string())
+            .collect(),
+        drop_missing: false,
+        target_optional: true,
+    };
+    let table = Table::from_csv(data_path, &options)?;
+    let x = model.encoding().transform(&table)?;
+    let pred = model.predict(&x);
+    if let Some(out) = out {
+        let mut text = String::from("prediction\n");
+        for v in &pred {
+            text.push_str(&format!("{v}\n"));
+        }
+        glassbox::model::write_atomically(out, text.as_bytes())
+            .with_context(|| format!("writing {}", out.display()))?;
+        println!("wrote {} predictions to {}", pred.len(), out.display());
+    } else {
+        for v in &pred {
+            println!("{v}");
+        }
+    }
+    if !table.target.is_empty() {
+        let y: Vec<f64> = table
+            .target
+            .iter()
+            .enumerate()
+            .map(|(i, t)| {
+                t.parse::<f64>()
+                    .ok()
+                    .filter(|v| v.is_finite())
+                    .with_context(|| {
+                        format!(
+                            "{}: column '{}', row {}: '{t}' is not a number",
+                            data_path.display(),
+                            table.target_name,
+                            i + 1
+                        )
+                    })
+            })
+            .collect::<Result<_>>()?;
+        println!(
+            "r2 {:.4} mse {:.4} on {} rows",
+            metrics::r_squared(&y, &pred),
+            metrics::mean_squared_error(&y, &pred),
+            y.len()
+        );
+    }
+    Ok(())
+}
+
+/// `glassbox explain`: the local explanations (7) of an S-ORRT as CSV, and the plot.
+fn explain(model_path: &Path, data_path: &Path, out: &Path, plot: Option<&Path>) -> Result<()> {
+    let kind = model_kind(model_path)?;
+    if kind != sorrt::NAME {
+        bail!(
+            "{}: explain works on S-ORRT models ('{}'), this is a '{kind}' model",
+            model_path.display(),
+            sorrt::NAME
+        );
+    }
+    let model = SorrtModel::load(model_path)?;
+    let explanations = Explanations::of_csv(&model, data_path)?;
+    explanations.write_csv(out)?;
+    println!(
+        "wrote the explanations of {} rows to {}",
+        explanations.prediction.len(),
+        out.display()
+    );
+    if let Some(plot) = plot {
+        let title = format!(
+            "S-ORRT local explanations, {} (depth {})",
+            data_path
+                .file_stem()
+                .map(|s| s.to_string_lossy().to_string())
+                .unwrap_or_default(),
+            model.depth
+        );
+        if let Some(note) = explanations.plot(plot, &title)? {
+            eprintln!("note: {note}");
+        }
+        println!("wrote the plot to {}", plot.display());
+    }
+    Ok(())
+}
+
 fn predict(model_path: &Path, data_path: &Path, out: Option<&Path>, target: &str) -> Result<()> {
+    if let Some(r) = load_regressor(model_path)? {
+        return predict_regression(&*r, data_path, out, target);
+    }
     let model = load_classifier(model_path)?;
     let options = CsvOptions {
         target: target.to_string(),

@@ -127,3 +127,16 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
         GlassboxError::io(path, e)
     })
 }
+
+/// A fitted regressor over the features of the user's table (in the user's units: the
+/// model carries its own scaling).
+pub trait Regressor {
+    /// The name of the target column it predicts.
+    fn target(&self) -> &str;
+    /// How the raw columns of a table are encoded into this model's features.
+    fn encoding(&self) -> &crate::data::Encoding;
+    /// The model as text a person reads (rules and leaf models in the user's units).
+    fn describe(&self) -> String;
+    /// One prediction per row of `x` (encoded, unscaled features).
+    fn predict(&self, x: &DMatrix<f64>) -> Vec<f64>;
+}

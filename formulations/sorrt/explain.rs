@@ -1,0 +1,337 @@
+//! Local explanations (7) of a fitted S-ORRT for a table of individuals: the exact
+//! gradient of the prediction with respect to each feature, in the user's units and in
+//! scaled units, written as CSV, and drawn as the parallel-coordinates plot of the paper's
+//! Fig. 2 (one vertical axis per feature, one line per individual at its scaled gradient,
+//! coloured from purple, a reliable prediction, to light pink by the ratio of its squared
+//! error to the mean squared error when the table has the target).
+//!
+//! PNG and SVG text needs a TrueType font, read at run time (no system font library is
+//! linked): the file named by `GLASSBOX_FONT`, else a DejaVu / Liberation / Noto sans font
+//! from the usual system folders. Without one the plot is drawn without text and a note
+//! says so.
+//!
+//! Depends on the core (`data`, `model`) and on `plotters`.
+
+use super::SorrtModel;
+use crate::data::{ColumnEncoding, CsvOptions, Table};
+use crate::{GlassboxError, Result};
+use nalgebra::DMatrix;
+use std::fmt::Write as _;
+use std::path::Path;
+use std::sync::OnceLock;
+
+/// Explanations of a set of individuals.
+#[derive(Clone, Debug)]
+pub struct Explanations {
+    /// Feature names (columns of the gradients).
+    pub feature_names: Vec<String>,
+    /// The prediction Pi(x) of each individual.
+    pub prediction: Vec<f64>,
+    /// The observed target, when the table has it.
+    pub target: Option<Vec<f64>>,
+    /// dPi/dx_j in the user's units (N x p).
+    pub user: DMatrix<f64>,
+    /// dPi/dx_j in scaled units, i.e. times feature j's training range (N x p).
+    pub scaled: DMatrix<f64>,
+}
+
+impl Explanations {
+    /// Explains every row of `table` (its target, if present, must be numeric).
+    pub fn of_table(model: &SorrtModel, table: &Table) -> Result<Self> {
+        let x = model.encoding.transform(table)?;
+        let prediction = crate::model::Regressor::predict(model, &x);
+        let target = if table.target.is_empty() {
+            None
+        } else {
+            let mut y = Vec::with_capacity(table.target.len());
+            for (i, t) in table.target.iter().enumerate() {
+                match t.parse::<f64>() {
+                    Ok(v) if v.is_finite() => y.push(v),
+                    _ => {
+                        return Err(GlassboxError::data(
+                            &table.source,
+                            format!(
+                                "column '{}', row {}: '{t}' is not a number; the target of a \
+                                 regression must be numeric",
+                                table.target_name,
+                                i + 1
+                            ),
+                        ))
+                    }
+                }
+            }
+            Some(y)
+        };
+        let (user, scaled) = model.explain(&x);
+        Ok(Explanations {
+            feature_names: model.feature_names.clone(),
+            prediction,
+            target,
+            user,
+            scaled,
+        })
+    }
+
+    /// Reads a CSV file the way `glassbox predict` does (target optional) and explains it.
+    pub fn of_csv(model: &SorrtModel, path: &Path) -> Result<Self> {
+        let options = CsvOptions {
+            target: model.target.clone(),
+            categorical: model
+                .encoding
+                .columns
+                .iter()
+                .filter(|c| matches!(c, ColumnEncoding::Dummies { .. }))
+                .map(|c| c.name().to_string())
+                .collect(),
+            drop_missing: false,
+            target_optional: true,
+        };
+        let table = Table::from_csv(path, &options)?;
+        Self::of_table(model, &table)
+    }
+
+    /// The ratio of each individual's squared error to the mean squared error (the
+    /// reliability of the paper's Fig. 2), when the target is known.
+    pub fn reliability(&self) -> Option<Vec<f64>> {
+        let y = self.target.as_ref()?;
+        let se: Vec<f64> = y
+            .iter()
+            .zip(&self.prediction)
+            .map(|(t, p)| (t - p) * (t - p))
+            .collect();
+        let mse = se.iter().sum::<f64>() / se.len().max(1) as f64;
+        Some(
+            se.iter()
+                .map(|e| if mse > 0.0 { e / mse } else { 0.0 })
+                .collect(),
+        )
+    }
+
+    /// The explanations as CSV: `row, prediction[, target, squared_error_ratio]`, then
+    /// `grad_<feature>` (user's units) and `scaled_grad_<feature>` for every feature.
+    pub fn to_csv(&self) -> String {
+        let mut out = String::from("row,prediction");
+        if self.target.is_some() {
+            out.push_str(",target,squared_error_ratio");
+        }
+        for f in &self.feature_names {
+            let _ = write!(out, ",grad_{}", csv_name(f));
+        }
+        for f in &self.feature_names {
+            let _ = write!(out, ",scaled_grad_{}", csv_name(f));
+        }
+        out.push('\n');
+        let ratio = self.reliability();
+        for i in 0..self.prediction.len() {
+            let _ = write!(out, "{},{}", i + 1, self.prediction[i]);
+            if let (Some(y), Some(r)) = (&self.target, &ratio) {
+                let _ = write!(out, ",{},{}", y[i], r[i]);
+            }
+            for v in self.user.row(i).iter().chain(self.scaled.row(i).iter()) {
+                let _ = write!(out, ",{v}");
+            }
+            out.push('\n');
+        }
+        out
+    }
+
+    /// Writes [`Explanations::to_csv`] to `path`.
+    pub fn write_csv(&self, path: &Path) -> Result<()> {
+        crate::model::write_atomically(path, self.to_csv().as_bytes())
+    }
+
+    /// Draws the parallel-coordinates plot to `path` (`.png` or `.svg`). Returns a note
+    /// when the plot had to be drawn without text (no font found).
+    pub fn plot(&self, path: &Path, title: &str) -> Result<Option<String>> {
+        let ext = path
+            .extension()
+            .map(|e| e.to_string_lossy().to_lowercase())
+            .unwrap_or_default();
+        let font = font_available();
+        let size = (
+            (140 + 90 * self.feature_names.len() as u32).clamp(800, 2400),
+            700,
+        );
+        let drawn = match ext.as_str() {
+            "png" => {
+                let root = plotters::prelude::BitMapBackend::new(path, size);
+                self.draw(root, title, font)
+            }
+            "svg" => {
+                let root = plotters::prelude::SVGBackend::new(path, size);
+                self.draw(root, title, font)
+            }
+            _ => {
+                return Err(GlassboxError::Config(format!(
+                    "{}: the plot must be a .png or .svg file",
+                    path.display()
+                )))
+            }
+        };
+        drawn.map_err(|e| GlassboxError::Config(format!("drawing {}: {e}", path.display())))?;
+        Ok((!font).then(|| {
+            "no TrueType font found, so the plot has no text: set GLASSBOX_FONT=/path/to/font.ttf \
+             (or install fonts-dejavu-core)"
+                .to_string()
+        }))
+    }
+
+    fn draw<DB: plotters::prelude::DrawingBackend>(
+        &self,
+        backend: DB,
+        title: &str,
+        text: bool,
+    ) -> std::result::Result<(), String>
+    where
+        DB::ErrorType: 'static,
+    {
+        use plotters::prelude::*;
+        let e = |x: &dyn std::fmt::Display| x.to_string();
+        let root = backend.into_drawing_area();
+        root.fill(&WHITE).map_err(|x| e(&x))?;
+        let p = self.feature_names.len();
+        let (mut lo, mut hi) = (0.0f64, 0.0f64);
+        for v in self.scaled.iter() {
+            lo = lo.min(*v);
+            hi = hi.max(*v);
+        }
+        let pad = 0.05 * (hi - lo).max(1e-9);
+        let (lo, hi) = (lo - pad, hi + pad);
+        let mut builder = ChartBuilder::on(&root);
+        builder
+            .margin(20)
+            .x_label_area_size(if text { 70 } else { 10 })
+            .y_label_area_size(if text { 80 } else { 10 });
+        if text {
+            builder.caption(title, ("sans-serif", 22));
+        }
+        let mut chart = builder
+            .build_cartesian_2d(-0.5f64..(p as f64 - 0.5), lo..hi)
+            .map_err(|x| e(&x))?;
+        if text {
+            chart
+                .configure_mesh()
+                .disable_x_mesh()
+                .x_labels(0)
+                .y_desc("dPi/dx (scaled units)")
+                .axis_desc_style(("sans-serif", 18))
+                .label_style(("sans-serif", 15))
+                .draw()
+                .map_err(|x| e(&x))?;
+        }
+        let grey = RGBColor(150, 150, 150);
+        for j in 0..p {
+            chart
+                .draw_series(std::iter::once(PathElement::new(
+                    vec![(j as f64, lo), (j as f64, hi)],
+                    grey.stroke_width(1),
+                )))
+                .map_err(|x| e(&x))?;
+        }
+        chart
+            .draw_series(std::iter::once(PathElement::new(
+                vec![(-0.5, 0.0), (p as f64 - 0.5, 0.0)],
+                BLACK.stroke_width(1),
+            )))
+            .map_err(|x| e(&x))?;
+        // Least reliable first, so the reliable (purple) lines are drawn on top.
+        let ratio = self.reliability();
+        let mut order: Vec<usize> = (0..self.prediction.len()).collect();
+        if let Some(r) = &ratio {
+            order.sort_by(|&a, &b| r[b].total_cmp(&r[a]));
+        }
+        for &i in &order {
+            let t = ratio.as_ref().map_or(0.0, |r| (r[i] / 2.0).clamp(0.0, 1.0));
+            let color = mix((75, 0, 130), (255, 182, 193), t);
+            let points: Vec<(f64, f64)> = (0..p).map(|j| (j as f64, self.scaled[(i, j)])).collect();
+            chart
+                .draw_series(std::iter::once(PathElement::new(
+                    points,
+                    color.mix(0.6).stroke_width(1),
+                )))
+                .map_err(|x| e(&x))?;
+        }
+        if text {
+            let style = ("sans-serif", 15).into_font().color(&BLACK);
+            for (j, name) in self.feature_names.iter().enumerate() {
+                let (px, py) = chart.backend_coord(&(j as f64, lo));
+                let w = 4 * name.len() as i32;
+                root.draw(&Text::new(name.clone(), (px - w, py + 12), style.clone()))
+                    .map_err(|x| e(&x))?;
+            }
+            let legend = if ratio.is_some() {
+                "line colour: squared error / MSE, purple 0 (reliable) to pink >= 2"
+            } else {
+                "(no target in the data: lines uncoloured by reliability)"
+            };
+            let (px, py) = chart.backend_coord(&(-0.5, lo));
+            root.draw(&Text::new(
+                legend.to_string(),
+                (px, py + 40),
+                ("sans-serif", 15).into_font().color(&RGBColor(90, 90, 90)),
+            ))
+            .map_err(|x| e(&x))?;
+        }
+        root.present().map_err(|x| e(&x))?;
+        Ok(())
+    }
+}
+
+/// Linear interpolation between two RGB colours.
+fn mix(a: (u8, u8, u8), b: (u8, u8, u8), t: f64) -> plotters::style::RGBColor {
+    let f = |x: u8, y: u8| (x as f64 + (y as f64 - x as f64) * t).round() as u8;
+    plotters::style::RGBColor(f(a.0, b.0), f(a.1, b.1), f(a.2, b.2))
+}
+
+/// A feature name safe as a CSV header cell.
+fn csv_name(name: &str) -> String {
+    name.chars()
+        .map(|c| {
+            if c == ',' || c == '"' || c == '\n' {
+                '_'
+            } else {
+                c
+            }
+        })
+        .collect()
+}
+
+/// Registers a TrueType font as plotters' "sans-serif" once; whether one was found.
+fn font_available() -> bool {
+    static FOUND: OnceLock<bool> = OnceLock::new();
+    *FOUND.get_or_init(|| {
+        let mut candidates: Vec<std::path::PathBuf> = Vec::new();
+        if let Some(p) = std::env::var_os("GLASSBOX_FONT") {
+            candidates.push(p.into());
+        }
+        for p in [
+            "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
+            "/usr/share/fonts/dejavu/DejaVuSans.ttf",
+            "/usr/share/fonts/TTF/DejaVuSans.ttf",
+            "/usr/share/fonts/truetype/liberation/LiberationSans-Regular.ttf",
+            "/usr/share/fonts/liberation/LiberationSans-Regular.ttf",
+            "/usr/share/fonts/truetype/noto/NotoSans-Regular.ttf",
+            "/usr/share/fonts/noto/NotoSans-Regular.ttf",
+            "/System/Library/Fonts/Supplemental/Arial.ttf",
+            "/Library/Fonts/Arial.ttf",
+            "C:\\Windows\\Fonts\\arial.ttf",
+        ] {
+            candidates.push(p.into());
+        }
+        for path in candidates {
+            if let Ok(bytes) = std::fs::read(&path) {
+                let bytes: &'static [u8] = Box::leak(bytes.into_boxed_slice());
+                if plotters::style::register_font(
+                    "sans-serif",
+                    plotters::style::FontStyle::Normal,
+                    bytes,
+                )
+                .is_ok()
+                {
+                    return true;
+                }
+            }
+        }
+        false
+    })
+}

@@ -1,0 +1,318 @@
+//! The regression path of the experiment runner: the counterpart of the classification
+//! `run_formulation` / `fit_split` for formulations that implement
+//! [`NlpRegressorFormulation`] (S-ORRT). Splits are seeded random holdouts
+//! ([`data::random_split`]: stratification does not apply to a numeric target), each split
+//! is fitted by multistart (best training objective selected), and every solve appends one
+//! line to `results.jsonl` with the regression metrics (`train_r2`, `test_r2`, `train_mse`,
+//! `test_mse`) and, where the formulation knows them, the lambda bounds of its sparsest model.
+
+use super::{progress_bar, ExperimentConfig, RegressionMetrics, RunOutcome, SolveRecord};
+use crate::data::{self, MinMaxScaler, RegressionData, Table};
+use crate::formulation::{NlpRegressorFormulation, TrainingRows};
+use crate::metrics;
+use crate::model::Regressor;
+use crate::nlp::NlpProblem;
+use crate::{registry, GlassboxError, Result, WarmStart};
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+use std::io::Write;
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Instant;
+
+/// Runs a regression formulation on `table` (see the module comment).
+pub(super) fn run_regression<F: NlpRegressorFormulation>(
+    config: &ExperimentConfig,
+    formulation: &F,
+    table: &Table,
+    out_dir: &Path,
+    results_path: &Path,
+    progress: bool,
+) -> Result<RunOutcome> {
+    let data = table.encode_regression()?;
+    formulation.check(table, data.n_features())?;
+    let solver = registry::nlp_solver(&config.solver.name, &config.solver.options)?;
+    let warm_model = match &config.multistart.warm_start {
+        Some(p) => Some(formulation.load_model(&config.resolve(p))?),
+        None => None,
+    };
+    let splits: Vec<(Vec<usize>, Vec<usize>)> = (0..config.split.repeats)
+        .map(|r| {
+            data::random_split(
+                data.n_samples(),
+                config.split.test_fraction,
+                config.split.seed + r as u64,
+            )
+        })
+        .collect::<Result<_>>()?;
+
+    std::fs::create_dir_all(out_dir).map_err(|e| GlassboxError::io(out_dir, e))?;
+    let models_dir = out_dir.join("models");
+    std::fs::create_dir_all(&models_dir).map_err(|e| GlassboxError::io(&models_dir, e))?;
+    let mut file =
+        std::fs::File::create(results_path).map_err(|e| GlassboxError::io(results_path, e))?;
+    let total = (config.split.repeats
+        * (config.multistart.starts + usize::from(warm_model.is_some()))) as u64;
+    let bar = progress_bar(total, progress);
+    let mut records = Vec::new();
+    for (r, (train, test)) in splits.iter().enumerate() {
+        let split = Split {
+            index: r,
+            seed: config.split.seed + r as u64,
+            train,
+            test,
+        };
+        let (split_records, model) = fit_split(
+            config,
+            formulation,
+            &*solver,
+            table,
+            &data,
+            &split,
+            warm_model.as_ref(),
+            &bar,
+        )?;
+        for record in &split_records {
+            let mut line =
+                serde_json::to_string(record).map_err(|e| GlassboxError::Config(e.to_string()))?;
+            line.push('\n');
+            file.write_all(line.as_bytes())
+                .and_then(|_| file.flush())
+                .map_err(|e| GlassboxError::io(results_path, e))?;
+        }
+        if let Some(model) = &model {
+            crate::model::save_json(
+                &models_dir.join(format!("split-{r}.json")),
+                formulation.name(),
+                model,
+            )?;
+        }
+        records.extend(split_records);
+    }
+    bar.finish_and_clear();
+    Ok(RunOutcome {
+        records,
+        results_path: results_path.to_path_buf(),
+    })
+}
+
+struct Split<'a> {
+    index: usize,
+    seed: u64,
+    train: &'a [usize],
+    test: &'a [usize],
+}
+
+/// Multistart on one split: every start solved and recorded, the best objective selected.
+#[allow(clippy::too_many_arguments)]
+fn fit_split<F: NlpRegressorFormulation>(
+    config: &ExperimentConfig,
+    formulation: &F,
+    solver: &dyn crate::NlpSolver,
+    table: &Table,
+    data: &RegressionData,
+    split: &Split<'_>,
+    warm_model: Option<&F::Model>,
+    bar: &indicatif::ProgressBar,
+) -> Result<(Vec<SolveRecord>, Option<F::Model>)> {
+    let r = split.index;
+    let train_data = data.rows(split.train);
+    let test_data = data.rows(split.test);
+    let scaler = MinMaxScaler::fit(&train_data.x);
+    let x_train = Arc::new(scaler.transform(&train_data.x));
+    let problem = formulation.problem(
+        x_train,
+        Arc::new(train_data.y.clone()),
+        TrainingRows {
+            table,
+            rows: split.train,
+        },
+    )?;
+    let bounds = formulation.lambda_bounds(&problem);
+    let mut starts_list: Vec<(Vec<f64>, Option<u64>)> = (0..config.multistart.starts)
+        .map(|s| {
+            let seed = config
+                .multistart
+                .seed
+                .wrapping_mul(1_000_003)
+                .wrapping_add((r * 1_000 + s) as u64);
+            let mut rng = ChaCha8Rng::seed_from_u64(seed);
+            (formulation.random_start(&problem, &mut rng), Some(seed))
+        })
+        .collect();
+    if let Some(model) = warm_model {
+        starts_list.push((formulation.warm_start(model, &problem, &scaler)?, None));
+    }
+    let params = formulation.reported_params(&problem);
+    let mut records = Vec::new();
+    let mut best: Option<(f64, usize, F::Model)> = None;
+    for (s, (x0, seed)) in starts_list.into_iter().enumerate() {
+        let options = config
+            .solver
+            .options
+            .with_warm_start(Some(WarmStart::primal(x0)));
+        let started = Instant::now();
+        let result = solver.solve(&problem, &options)?;
+        let seconds = started.elapsed().as_secs_f64();
+        bar.inc(1);
+        let nan = f64::NAN;
+        let (mut m, mut dl, mut dg, mut model) = (
+            RegressionMetrics {
+                train_r2: nan,
+                test_r2: nan,
+                train_mse: nan,
+                test_mse: nan,
+                lambda_local_bound: bounds.map(|b| b.0),
+                lambda_global_bound: bounds.map(|b| b.1),
+            },
+            nan,
+            nan,
+            None,
+        );
+        if result.primal.len() == problem.num_variables() {
+            let fitted = formulation.model(
+                &problem,
+                &result.primal,
+                scaler.clone(),
+                table.target_name.clone(),
+                data.encoding.clone(),
+            );
+            (dl, dg) = formulation.sparsity(&fitted);
+            let train_pred = fitted.predict(&train_data.x);
+            let test_pred = fitted.predict(&test_data.x);
+            m.train_r2 = metrics::r_squared(&train_data.y, &train_pred);
+            m.test_r2 = metrics::r_squared(&test_data.y, &test_pred);
+            m.train_mse = metrics::mean_squared_error(&train_data.y, &train_pred);
+            m.test_mse = metrics::mean_squared_error(&test_data.y, &test_pred);
+            model = Some(fitted);
+        }
+        if let (Some(obj), Some(model)) = (result.objective, model) {
+            if result.status.has_solution() && best.as_ref().is_none_or(|(b, _, _)| obj < *b) {
+                best = Some((obj, s, model));
+            }
+        }
+        records.push(SolveRecord {
+            dataset: config.dataset_name(),
+            formulation: formulation.name().to_string(),
+            solver: config.solver.name.clone(),
+            depth: params.depth,
+            lambda_local: params.lambda_local,
+            lambda_global: params.lambda_global,
+            gamma: params.gamma,
+            split: r,
+            split_seed: split.seed,
+            start: s,
+            seed,
+            selected: false,
+            status: result.status.as_str().to_string(),
+            raw_status: result.raw_status.clone(),
+            objective: result.objective,
+            train_accuracy: nan,
+            test_accuracy: nan,
+            test_balanced_accuracy: nan,
+            regression: Some(m),
+            delta_local: dl,
+            delta_global: dg,
+            solve_seconds: seconds,
+            iterations: result.iterations,
+            n_train: split.train.len(),
+            n_test: split.test.len(),
+        });
+    }
+    let model = best.map(|(_, s, model)| {
+        records[s].selected = true;
+        model
+    });
+    Ok((records, model))
+}
+
+/// The readable summary of a regression run: one row per split (its selected start), then
+/// the means.
+pub(super) fn summary_table(records: &[SolveRecord]) -> String {
+    use super::{mean_std, median};
+    use std::fmt::Write as _;
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "{:>5} {:>10} {:>9} {:>9} {:>10} {:>8} {:>8} {:>12} {:>22}",
+        "split",
+        "objective",
+        "train_r2",
+        "test_r2",
+        "test_mse",
+        "delta_L",
+        "delta_G",
+        "sec/start",
+        "status (selected)"
+    );
+    let splits: std::collections::BTreeSet<usize> = records.iter().map(|r| r.split).collect();
+    let (mut tests, mut trains, mut mses, mut dls, mut dgs) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let mut bounds = None;
+    for s in &splits {
+        let of_split: Vec<&SolveRecord> = records.iter().filter(|r| r.split == *s).collect();
+        let secs: Vec<f64> = of_split.iter().map(|r| r.solve_seconds).collect();
+        let Some(sel) = of_split.iter().find(|r| r.selected) else {
+            let _ = writeln!(out, "{s:>5} no start returned a solution");
+            continue;
+        };
+        let Some(m) = &sel.regression else { continue };
+        tests.push(m.test_r2);
+        trains.push(m.train_r2);
+        mses.push(m.test_mse);
+        dls.push(sel.delta_local);
+        dgs.push(sel.delta_global);
+        if bounds.is_none() {
+            bounds = m.lambda_local_bound.zip(m.lambda_global_bound);
+        }
+        let _ = writeln!(
+            out,
+            "{:>5} {:>10.5} {:>9.4} {:>9.4} {:>10.4} {:>8.1} {:>8.1} {:>12.3} {:>22}",
+            s,
+            sel.objective.unwrap_or(f64::NAN),
+            m.train_r2,
+            m.test_r2,
+            m.test_mse,
+            sel.delta_local,
+            sel.delta_global,
+            secs.iter().sum::<f64>() / secs.len() as f64,
+            sel.status
+        );
+    }
+    let all_secs: Vec<f64> = records.iter().map(|r| r.solve_seconds).collect();
+    let (test_mean, test_std) = mean_std(&tests);
+    let mut counts = std::collections::BTreeMap::new();
+    for r in records {
+        *counts.entry(r.status.as_str()).or_insert(0usize) += 1;
+    }
+    let _ = writeln!(
+        out,
+        "mean over {} splits: test R2 {:.4} (sd {:.4}), train R2 {:.4}, test MSE {:.4}, delta_L {:.1}%, delta_G {:.1}%",
+        tests.len(),
+        test_mean,
+        test_std,
+        mean_std(&trains).0,
+        mean_std(&mses).0,
+        mean_std(&dls).0,
+        mean_std(&dgs).0
+    );
+    if let Some((local, global)) = bounds {
+        let _ = writeln!(
+            out,
+            "lambda bounds of the sparsest tree (first split): lambda_L {local:.6}, lambda_G {global:.6}"
+        );
+    }
+    let _ = writeln!(
+        out,
+        "{} solves: mean {:.3} s, median {:.3} s per start; statuses: {}",
+        records.len(),
+        mean_std(&all_secs).0,
+        median(&all_secs),
+        counts
+            .iter()
+            .map(|(k, v)| format!("{k} {v}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    out
+}
