@@ -13,11 +13,15 @@ then prints a table: mean and median seconds per start, the ratio peer / glassbo
 (and of the median) time per start, and the mean over splits of the test accuracy of each
 split's best start (lowest objective: glassbox's `selected`, the same rule for the peer).
 
+Rows: by default glassbox gets the peer's exact rows for every split: the script writes the
+peer's split (scikit-learn's stratified train_test_split with the same seed) as a training and
+a test file and runs glassbox with `data.test_path`; `--different-rows` lets glassbox use its
+own splitter instead.
+
 Protocol: both use repeated stratified holdout, test fraction 0.25 (as `--test`), split r with
 seed `--seed + r`, min-max scaling fitted on the training part, gamma 512, lambda = 0, IPOPT
 with tol 1e-8. They do NOT share the random starts (each draws its own data-aware starts from
-its own generator), nor the exact rows of a split (glassbox's stratified split and
-scikit-learn's train_test_split shuffle differently for one seed), nor the Hessian (glassbox:
+its own generator), nor the Hessian (glassbox:
 IPOPT with the exact Hessian by default, `--hessian limited-memory` to match the peer; the
 peer: always IPOPT's limited-memory approximation). The table says so.
 
@@ -72,10 +76,47 @@ def toml_string(s):
     return json.dumps(str(s))
 
 
-def glassbox_config(args, data, repeats, split_seed, start_seed):
+SPLIT_SNIPPET = r"""
+import csv, sys
+import numpy as np
+from sklearn.model_selection import train_test_split
+data, seed, test, train_out, test_out = sys.argv[1], int(sys.argv[2]), float(sys.argv[3]), sys.argv[4], sys.argv[5]
+with open(data, newline="") as f:
+    rows = list(csv.reader(f))
+header, rows = rows[0], rows[1:]
+classes = sorted(set(r[-1] for r in rows))
+y = np.array([classes.index(r[-1]) for r in rows])
+# The peer calls train_test_split(X, y, test_size, stratify=y, random_state=seed): the rows
+# it picks depend on n, y and the seed only, so indices give the same rows.
+train, test_idx = train_test_split(np.arange(len(rows)), y, test_size=test, stratify=y, random_state=seed)[:2]
+for path, idx in ((train_out, train), (test_out, test_idx)):
+    with open(path, "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(header)
+        w.writerows(rows[i] for i in idx)
+"""
+
+
+def write_split_files(args, data, work, split_seed):
+    """The peer's split for `split_seed` (scikit-learn's stratified train_test_split, run by
+    the peer's Python) written as a training and a test CSV for glassbox's data.test_path."""
+    train, test = work / f"train-{split_seed}.csv", work / f"test-{split_seed}.csv"
+    cmd = [str(args.python), "-c", SPLIT_SNIPPET, str(data), str(split_seed), str(TEST_FRACTION),
+           str(train), str(test)]
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    if proc.returncode != 0:
+        fail(f"writing the split files failed: {proc.stderr[-2000:]}")
+    return train, test
+
+
+def glassbox_config(args, data, repeats, split_seed, start_seed, test_data=None):
     lines = [
         "[data]",
         f"path = {toml_string(data)}",
+    ]
+    if test_data is not None:
+        lines.append(f"test_path = {toml_string(test_data)}")
+    lines += [
         f"categorical = [{', '.join(toml_string(c) for c in args.categorical)}]",
         "",
         "[split]",
@@ -100,7 +141,11 @@ def run_glassbox(args, data, work, tag, repeats, split_seed):
     """Runs glassbox on `repeats` splits from `split_seed`; returns (records, process seconds)."""
     config = work / f"glassbox-{tag}.toml"
     out = work / f"glassbox-{tag}"
-    config.write_text(glassbox_config(args, data, repeats, split_seed, split_seed))
+    if args.same_rows and args.python is not None:
+        train, test = write_split_files(args, data, work, split_seed)
+        config.write_text(glassbox_config(args, train, 1, split_seed, split_seed, test))
+    else:
+        config.write_text(glassbox_config(args, data, repeats, split_seed, split_seed))
     cmd = [str(args.glassbox), "run", str(config), "--out", str(out), "--force"]
     t0 = time.perf_counter()
     proc = subprocess.run(cmd, capture_output=True, text=True)
@@ -221,9 +266,11 @@ def print_table(args, data, sides, peer_version):
         print(f"ratio peer / glassbox, median time per start: {p['median'] / g['median']:.2f}x")
     if len(sides) == 2:
         print("note: same protocol (75/25 stratified holdout, split r seeded seed + r, min-max "
-              "scaling fitted on the training part, IPOPT tol 1e-8), but the two draw different "
-              "random starts and their splitters shuffle differently, so the rows of a split "
-              "differ too; the peer always uses IPOPT's limited-memory Hessian"
+              "scaling fitted on the training part, IPOPT tol 1e-8)"
+              + (", the same rows in every split" if args.same_rows else
+                 ", but their splitters shuffle differently, so the rows of a split differ")
+              + "; the two draw different random starts; the peer always uses IPOPT's "
+              "limited-memory Hessian"
               + ("" if args.hessian != "exact" else ", glassbox the exact Hessian") + ".")
     print("times: wall seconds of the IPOPT call per start"
           + (", splits interleaved between the two sides." if args.interleave and len(sides) == 2
@@ -249,7 +296,12 @@ def main():
     ap.add_argument("--keep", type=Path, help="keep configs, logs and results in this folder")
     ap.add_argument("--no-interleave", dest="interleave", action="store_false",
                     help="run each side once over all splits instead of split by split")
+    ap.add_argument("--different-rows", dest="same_rows", action="store_false",
+                    help="let glassbox split with its own splitter instead of giving it the "
+                    "peer's rows (scikit-learn's stratified split) through data.test_path")
     args = ap.parse_args()
+    if args.same_rows and not args.interleave:
+        fail("--no-interleave needs --different-rows (the peer's rows go to glassbox split by split)")
     args.categorical = [c for c in args.categorical.split(",") if c]
     if args.depth < 1 or args.starts < 1 or args.splits < 1:
         fail("depth, starts and splits must be at least 1")
@@ -262,7 +314,7 @@ def main():
     if run_g and not os.access(args.glassbox, os.X_OK):
         fail(f"no glassbox binary at {args.glassbox}: run `cargo build --release` first")
     peer_version = None
-    if run_p:
+    if run_p or args.same_rows:
         if args.python is None:
             env = os.environ.get("GLASSBOX_PEER_PYTHON")
             venv = ROOT / ".venv/bin/python"

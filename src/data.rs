@@ -373,6 +373,55 @@ impl Table {
         })
     }
 
+    /// The rows of `self` followed by those of `other` (e.g. a training file and its test
+    /// file, so both are encoded alike). The two must have the same columns in the same
+    /// order, each column of the same type.
+    pub fn append(&self, other: &Table) -> Result<Table> {
+        let err = |m: String| GlassboxError::data(format!("{} + {}", self.source, other.source), m);
+        if self.feature_names != other.feature_names || self.target_name != other.target_name {
+            return Err(err(format!(
+                "the two files must have the same columns in the same order: {} vs {}",
+                quoted_list(&self.feature_names),
+                quoted_list(&other.feature_names)
+            )));
+        }
+        let mut columns = Vec::with_capacity(self.columns.len());
+        for ((name, a), b) in self
+            .feature_names
+            .iter()
+            .zip(&self.columns)
+            .zip(&other.columns)
+        {
+            columns.push(match (a, b) {
+                (ColumnData::Numeric(x), ColumnData::Numeric(y)) => {
+                    ColumnData::Numeric(x.iter().chain(y).copied().collect())
+                }
+                (ColumnData::Categorical(x), ColumnData::Categorical(y)) => {
+                    ColumnData::Categorical(x.iter().chain(y).cloned().collect())
+                }
+                _ => {
+                    return Err(err(format!(
+                        "column '{name}' is numeric in one file and categorical in the other; \
+                         declare it in `data.categorical`"
+                    )))
+                }
+            });
+        }
+        Ok(Table {
+            source: format!("{} + {}", self.source, other.source),
+            feature_names: self.feature_names.clone(),
+            columns,
+            target_name: self.target_name.clone(),
+            target: self.target.iter().chain(&other.target).cloned().collect(),
+            line_numbers: self
+                .line_numbers
+                .iter()
+                .chain(&other.line_numbers)
+                .copied()
+                .collect(),
+        })
+    }
+
     /// The number of rows (samples).
     pub fn n_rows(&self) -> usize {
         self.line_numbers.len()

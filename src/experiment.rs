@@ -57,6 +57,12 @@ mod regression;
 pub struct DataConfig {
     /// A CSV file, relative to the config file's folder.
     pub path: Option<PathBuf>,
+    /// A test file: `path` is then the training part and `test_path` the test part, one
+    /// fixed split instead of the `[split]` protocol (e.g. to share splits with another
+    /// tool). Both files are encoded together (same dummy levels); scaling is fitted on
+    /// the training file only, as always.
+    #[serde(default)]
+    pub test_path: Option<PathBuf>,
     /// A generated data set instead of a file (the demo's).
     pub synthetic: Option<SyntheticConfig>,
     /// The target column.
@@ -247,6 +253,9 @@ impl ExperimentConfig {
                 split.test_fraction
             )));
         }
+        if raw.data.test_path.is_some() && (split.repeats != 1 || raw.data.synthetic.is_some()) {
+            return Err(bad("data.test_path gives one fixed split: set split.repeats = 1 (and use data.path, not synthetic)".into()));
+        }
         if split.repeats == 0 {
             return Err(bad("split.repeats must be at least 1".into()));
         }
@@ -282,8 +291,14 @@ impl ExperimentConfig {
         }
     }
 
-    /// Loads the data set the config names.
+    /// Loads the data set the config names (with `data.test_path`, the training rows
+    /// followed by the test rows).
     pub fn load_table(&self) -> Result<Table> {
+        Ok(self.load_data()?.0)
+    }
+
+    /// Loads the data set and, with `data.test_path`, the number of training rows.
+    pub fn load_data(&self) -> Result<(Table, Option<usize>)> {
         if let Some(s) = &self.data.synthetic {
             if !(2..=4).contains(&s.classes) || s.rows < 4 * s.classes || s.features == 0 {
                 return Err(GlassboxError::Config(format!(
@@ -291,8 +306,9 @@ impl ExperimentConfig {
                     self.file.display()
                 )));
             }
-            return Ok(data::synthetic_oblique(
-                s.rows, s.features, s.classes, s.seed,
+            return Ok((
+                data::synthetic_oblique(s.rows, s.features, s.classes, s.seed),
+                None,
             ));
         }
         let path = self.resolve(self.data.path.as_deref().unwrap_or(Path::new("")));
@@ -302,7 +318,34 @@ impl ExperimentConfig {
             drop_missing: self.data.drop_missing,
             target_optional: false,
         };
-        Table::from_csv(&path, &options)
+        let table = Table::from_csv(&path, &options)?;
+        match &self.data.test_path {
+            Some(test) => {
+                let n_train = table.n_rows();
+                Ok((
+                    table.append(&Table::from_csv(&self.resolve(test), &options)?)?,
+                    Some(n_train),
+                ))
+            }
+            None => Ok((table, None)),
+        }
+    }
+
+    /// The (train, test) row indices of every split of `n` rows: the fixed split of
+    /// `data.test_path` (its first `n_train` rows train), else `protocol(seed)` for each
+    /// repeat of `[split]`.
+    pub fn splits(
+        &self,
+        n: usize,
+        fixed_train: Option<usize>,
+        protocol: impl Fn(u64) -> Result<(Vec<usize>, Vec<usize>)>,
+    ) -> Result<Vec<(Vec<usize>, Vec<usize>)>> {
+        if let Some(n_train) = fixed_train {
+            return Ok(vec![((0..n_train).collect(), (n_train..n).collect())]);
+        }
+        (0..self.split.repeats)
+            .map(|r| protocol(self.split.seed + r as u64))
+            .collect()
     }
 
     /// The data set's name for results: the file stem or the synthetic name.
@@ -441,18 +484,38 @@ pub fn run(
             results_path.display()
         )));
     }
-    let table = config.load_table()?;
+    let (table, fixed_train) = config.load_data()?;
     if let FormulationConfig::Sorrt(f) = &config.formulation {
-        return regression::run_regression(config, f, &table, out_dir, &results_path, progress);
+        return regression::run_regression(
+            config,
+            f,
+            &table,
+            fixed_train,
+            out_dir,
+            &results_path,
+            progress,
+        );
     }
     let data = table.encode_classification()?;
     match &config.formulation {
-        FormulationConfig::Sorct(f) => {
-            run_formulation(config, f, &data, out_dir, &results_path, progress)
-        }
-        FormulationConfig::LogisticL1(f) => {
-            run_formulation(config, f, &data, out_dir, &results_path, progress)
-        }
+        FormulationConfig::Sorct(f) => run_formulation(
+            config,
+            f,
+            &data,
+            fixed_train,
+            out_dir,
+            &results_path,
+            progress,
+        ),
+        FormulationConfig::LogisticL1(f) => run_formulation(
+            config,
+            f,
+            &data,
+            fixed_train,
+            out_dir,
+            &results_path,
+            progress,
+        ),
         FormulationConfig::Sorrt(_) => unreachable!("regression returned above"),
     }
 }
@@ -461,6 +524,7 @@ fn run_formulation<F: NlpClassifierFormulation>(
     config: &ExperimentConfig,
     formulation: &F,
     data: &ClassificationData,
+    fixed_train: Option<usize>,
     out_dir: &Path,
     results_path: &Path,
     progress: bool,
@@ -472,15 +536,9 @@ fn run_formulation<F: NlpClassifierFormulation>(
         Some(p) => Some(formulation.load_model(&config.resolve(p))?),
         None => None,
     };
-    let splits: Vec<(Vec<usize>, Vec<usize>)> = (0..config.split.repeats)
-        .map(|r| {
-            data::stratified_split(
-                &data.y,
-                config.split.test_fraction,
-                config.split.seed + r as u64,
-            )
-        })
-        .collect::<Result<_>>()?;
+    let splits = config.splits(data.n_samples(), fixed_train, |seed| {
+        data::stratified_split(&data.y, config.split.test_fraction, seed)
+    })?;
 
     std::fs::create_dir_all(out_dir).map_err(|e| GlassboxError::io(out_dir, e))?;
     let models_dir = out_dir.join("models");
@@ -488,8 +546,8 @@ fn run_formulation<F: NlpClassifierFormulation>(
     let mut file =
         std::fs::File::create(results_path).map_err(|e| GlassboxError::io(results_path, e))?;
 
-    let total = (config.split.repeats
-        * (config.multistart.starts + usize::from(warm_model.is_some()))) as u64;
+    let total =
+        (splits.len() * (config.multistart.starts + usize::from(warm_model.is_some()))) as u64;
     let bar = progress_bar(total, progress);
     let mut records = Vec::new();
     for (r, (train, test)) in splits.iter().enumerate() {

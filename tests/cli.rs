@@ -307,3 +307,36 @@ fn listings() {
         "{text}"
     );
 }
+
+#[test]
+fn fixed_split_from_a_test_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(shared("iris.csv")).unwrap();
+    let mut lines = text.lines();
+    let header = lines.next().unwrap();
+    let (mut train, mut test) = (vec![header], vec![header]);
+    for (i, line) in lines.enumerate() {
+        if i % 4 == 0 {
+            test.push(line);
+        } else {
+            train.push(line);
+        }
+    }
+    let train_csv = write_csv(dir.path(), "train.csv", &train.join("\n"));
+    let test_csv = write_csv(dir.path(), "test.csv", &test.join("\n"));
+    let data = format!("path = \"{train_csv}\"\ntest_path = \"{test_csv}\"");
+    let (output, out, _d) = run_config(&config(&data, "depth = 2", ""));
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let lines = results(&out);
+    assert_eq!(lines.len(), 1);
+    assert_eq!(lines[0]["n_train"], 112);
+    assert_eq!(lines[0]["n_test"], 38);
+    // Several repeats make no sense with a fixed split.
+    let (output, out, _d) =
+        run_config(&config(&data, "depth = 2", "").replace("repeats = 1", "repeats = 3"));
+    assert_clean_failure(&output, &out, &["test_path", "repeats"]);
+}

@@ -25,6 +25,7 @@ pub(super) fn run_regression<F: NlpRegressorFormulation>(
     config: &ExperimentConfig,
     formulation: &F,
     table: &Table,
+    fixed_train: Option<usize>,
     out_dir: &Path,
     results_path: &Path,
     progress: bool,
@@ -36,23 +37,17 @@ pub(super) fn run_regression<F: NlpRegressorFormulation>(
         Some(p) => Some(formulation.load_model(&config.resolve(p))?),
         None => None,
     };
-    let splits: Vec<(Vec<usize>, Vec<usize>)> = (0..config.split.repeats)
-        .map(|r| {
-            data::random_split(
-                data.n_samples(),
-                config.split.test_fraction,
-                config.split.seed + r as u64,
-            )
-        })
-        .collect::<Result<_>>()?;
+    let splits = config.splits(data.n_samples(), fixed_train, |seed| {
+        data::random_split(data.n_samples(), config.split.test_fraction, seed)
+    })?;
 
     std::fs::create_dir_all(out_dir).map_err(|e| GlassboxError::io(out_dir, e))?;
     let models_dir = out_dir.join("models");
     std::fs::create_dir_all(&models_dir).map_err(|e| GlassboxError::io(&models_dir, e))?;
     let mut file =
         std::fs::File::create(results_path).map_err(|e| GlassboxError::io(results_path, e))?;
-    let total = (config.split.repeats
-        * (config.multistart.starts + usize::from(warm_model.is_some()))) as u64;
+    let total =
+        (splits.len() * (config.multistart.starts + usize::from(warm_model.is_some()))) as u64;
     let bar = progress_bar(total, progress);
     let mut records = Vec::new();
     for (r, (train, test)) in splits.iter().enumerate() {
