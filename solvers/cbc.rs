@@ -761,40 +761,14 @@ fn settle_unbounded_or_infeasible(
     check_options.time_limit = remaining.map(|r| r.as_secs_f64().max(1e-3));
     let job = Job::new(&feasibility, &check_options, None);
     let (check, _) = run_watched(job, remaining);
-    let (status, note) = match check.status {
-        TerminationStatus::Optimal => (
-            TerminationStatus::Unbounded,
-            "the problem with a zero objective is feasible, so it is unbounded",
-        ),
-        TerminationStatus::Infeasible => (
-            TerminationStatus::Infeasible,
-            "the problem with a zero objective is infeasible",
-        ),
-        TerminationStatus::FeasibleAtLimit(limit) | TerminationStatus::NoSolutionAtLimit(limit) => {
-            (
-                TerminationStatus::NoSolutionAtLimit(limit),
-                "the check of feasibility stopped at a limit: undecided",
-            )
-        }
-        _ => (
-            TerminationStatus::Error,
-            "the check of feasibility failed: undecided",
-        ),
-    };
-    BackendReport {
-        status,
-        primal: None,
-        dual_bound: None,
-        iterations: check.iterations,
-        nodes: check.nodes,
-        raw_status: format!("{UNBOUNDED_OR_INFEASIBLE}; {note} ({})", check.raw_status),
-    }
+    milp::settle_by_feasibility_check(UNBOUNDED_OR_INFEASIBLE, check)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::collections::BTreeMap;
+    use crate::milp::test_problems::{parity, small_lp, small_mip};
+    use crate::solver::test_support::{self, raw};
 
     const INF: f64 = f64::INFINITY;
 
@@ -802,47 +776,11 @@ mod tests {
         CbcSolver::new().solve(problem, options).unwrap()
     }
 
-    fn raw(pairs: &[(&str, RawOptionValue)]) -> BTreeMap<String, RawOptionValue> {
-        pairs
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.clone()))
-            .collect()
-    }
-
-    /// max 5a + 4b + 3c  s.t. 2a + 3b + c <= 5, 4a + b + 2c <= 11, 3a + 4b + 2c <= 8,
-    /// a, b, c integer in [0, 10]: optimum 13 at (2, 0, 1).
-    fn small_mip() -> MilpProblem {
-        let mut p = MilpProblem::new("small_mip");
-        let a = p.add_column("a", 0.0, 10.0, 5.0, true);
-        let b = p.add_column("b", 0.0, 10.0, 4.0, true);
-        let c = p.add_column("c", 0.0, 10.0, 3.0, true);
-        p.add_row("r1", -INF, 5.0, vec![(a, 2.0), (b, 3.0), (c, 1.0)]);
-        p.add_row("r2", -INF, 11.0, vec![(a, 4.0), (b, 1.0), (c, 2.0)]);
-        p.add_row("r3", -INF, 8.0, vec![(a, 3.0), (b, 4.0), (c, 2.0)]);
-        p.sense = Sense::Maximize;
-        p
-    }
-
-    fn small_lp() -> MilpProblem {
-        let mut p = small_mip();
-        for c in &mut p.columns {
-            c.integer = false;
-        }
-        p
-    }
-
     #[test]
     fn the_registry_entry_matches_the_solver() {
         fn assert_send_sync<T: Send + Sync + Clone>() {}
         assert_send_sync::<CbcSolver>();
-        let entry = entry();
-        assert_eq!(entry.name, CbcSolver::new().name());
-        assert_eq!(entry.problem_kind(), "milp");
-        assert!(entry.options.iter().all(|o| !o.help.is_empty()));
-        let mut names: Vec<&str> = entry.options.iter().map(|o| o.name).collect();
-        names.sort_unstable();
-        names.dedup();
-        assert_eq!(names.len(), entry.options.len(), "duplicate option names");
+        test_support::check_entry(&entry(), CbcSolver::new().name(), "milp");
     }
 
     #[test]
@@ -918,12 +856,7 @@ mod tests {
 
     #[test]
     fn node_limit_and_no_iteration_limit() {
-        let mut p = MilpProblem::new("parity");
-        // 2 (x1 + ... + x25) = 25 has no integer solution; the LP relaxation does not see it.
-        let cols: Vec<usize> = (0..25)
-            .map(|j| p.add_binary(format!("x{j}"), 1.0))
-            .collect();
-        p.add_row("odd", 25.0, 25.0, cols.iter().map(|&j| (j, 2.0)).collect());
+        let p = parity(25);
         let options = SolveOptions {
             raw: raw(&[
                 ("maxNodes", RawOptionValue::Int(0)),
@@ -1041,21 +974,11 @@ mod tests {
         );
     }
 
+    /// The test that [`nothing_is_printed_at_verbosity_0`] runs in a child process.
+    const CHILD: &str = "solvers::cbc::tests::silent_child";
+
     fn run_child(mode: &str) -> (String, String) {
-        let output = std::process::Command::new(std::env::current_exe().unwrap())
-            .args([
-                "--exact",
-                "solvers::cbc::tests::silent_child",
-                "--nocapture",
-                "--test-threads=1",
-            ])
-            .env("GLASSBOX_CBC_CHILD", mode)
-            .output()
-            .unwrap();
-        let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
-        let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
-        assert!(output.status.success(), "child failed:\n{stdout}\n{stderr}");
-        (stdout, stderr)
+        test_support::run_child(CHILD, "GLASSBOX_CBC_CHILD", mode, None)
     }
 
     /// Runs [`silent_child`] in a child process (CBC writes to the C `stdout`, which the
@@ -1067,21 +990,7 @@ mod tests {
             return;
         }
         let (stdout, stderr) = run_child("quiet");
-        let leaked: Vec<&str> = stdout
-            .lines()
-            .map(str::trim)
-            .filter(|l| {
-                !(l.is_empty()
-                    || l.starts_with("running ")
-                    || *l == "test solvers::cbc::tests::silent_child ... ok"
-                    || l.starts_with("test result: ok"))
-            })
-            .collect();
-        assert!(leaked.is_empty(), "printed at verbosity 0:\n{stdout}");
-        assert!(
-            stderr.trim().is_empty(),
-            "printed at verbosity 0:\n{stderr}"
-        );
+        test_support::assert_nothing_printed(CHILD, &stdout, &stderr);
         let (stdout, _) = run_child("loud");
         assert!(
             stdout.contains("Cbc"),

@@ -1419,7 +1419,7 @@ mod ffi {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::collections::BTreeMap;
+    use crate::solver::test_support::{self, raw};
 
     const INF: f64 = f64::INFINITY;
 
@@ -1517,13 +1517,6 @@ mod tests {
         fn hessian_values(&self, _x: &[f64], sigma: f64, _lambda: &[f64], values: &mut [f64]) {
             values.fill(2.0 * sigma);
         }
-    }
-
-    fn raw(pairs: &[(&str, RawOptionValue)]) -> BTreeMap<String, RawOptionValue> {
-        pairs
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.clone()))
-            .collect()
     }
 
     fn solve(problem: &dyn NlpProblem, options: &SolveOptions) -> SolveResult {
@@ -1881,24 +1874,13 @@ mod tests {
         );
     }
 
+    /// The test that [`nothing_is_printed_at_verbosity_0`] runs in a child process.
+    const CHILD: &str = "solvers::ipopt::tests::silent_child";
+
     fn run_child(mode: &str) -> (String, String) {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("ipopt.opt"), "print_level 12\nmax_iter 1\n").unwrap();
-        let output = std::process::Command::new(std::env::current_exe().unwrap())
-            .args([
-                "--exact",
-                "solvers::ipopt::tests::silent_child",
-                "--nocapture",
-                "--test-threads=1",
-            ])
-            .env("GLASSBOX_IPOPT_CHILD", mode)
-            .current_dir(dir.path())
-            .output()
-            .unwrap();
-        let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
-        let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
-        assert!(output.status.success(), "child failed:\n{stdout}\n{stderr}");
-        (stdout, stderr)
+        test_support::run_child(CHILD, "GLASSBOX_IPOPT_CHILD", mode, Some(dir.path()))
     }
 
     /// Runs [`silent_child`] in a child process (Ipopt writes to the C `stdout`, which the
@@ -1910,21 +1892,7 @@ mod tests {
             return;
         }
         let (stdout, stderr) = run_child("quiet");
-        let leaked: Vec<&str> = stdout
-            .lines()
-            .map(str::trim)
-            .filter(|l| {
-                !(l.is_empty()
-                    || l.starts_with("running ")
-                    || *l == "test solvers::ipopt::tests::silent_child ... ok"
-                    || l.starts_with("test result: ok"))
-            })
-            .collect();
-        assert!(leaked.is_empty(), "printed at verbosity 0:\n{stdout}");
-        assert!(
-            stderr.trim().is_empty(),
-            "printed at verbosity 0:\n{stderr}"
-        );
+        test_support::assert_nothing_printed(CHILD, &stdout, &stderr);
 
         let (stdout, _) = run_child("loud");
         assert!(

@@ -540,16 +540,8 @@ fn run_formulation<F: NlpClassifierFormulation>(
         data::stratified_split(&data.y, config.split.test_fraction, seed)
     })?;
 
-    std::fs::create_dir_all(out_dir).map_err(|e| GlassboxError::io(out_dir, e))?;
-    let models_dir = out_dir.join("models");
-    std::fs::create_dir_all(&models_dir).map_err(|e| GlassboxError::io(&models_dir, e))?;
-    let mut file =
-        std::fs::File::create(results_path).map_err(|e| GlassboxError::io(results_path, e))?;
-
-    let total =
-        (splits.len() * (config.multistart.starts + usize::from(warm_model.is_some()))) as u64;
-    let bar = progress_bar(total, progress);
-    let mut records = Vec::new();
+    let mut writer = ResultsWriter::create(out_dir, results_path)?;
+    let bar = run_progress_bar(config, splits.len(), warm_model.is_some(), progress);
     for (r, (train, test)) in splits.iter().enumerate() {
         let split_seed = config.split.seed + r as u64;
         let fitted = fit_split(
@@ -564,28 +556,92 @@ fn run_formulation<F: NlpClassifierFormulation>(
             warm_model.as_ref(),
             &bar,
         )?;
-        for record in &fitted.records {
-            let mut line =
-                serde_json::to_string(record).map_err(|e| GlassboxError::Config(e.to_string()))?;
-            line.push('\n');
-            file.write_all(line.as_bytes())
-                .and_then(|_| file.flush())
-                .map_err(|e| GlassboxError::io(results_path, e))?;
+        writer.write_split(r, formulation.name(), fitted.records, fitted.model.as_ref())?;
+    }
+    bar.finish_and_clear();
+    Ok(writer.finish())
+}
+
+/// The progress bar of a run: one step per solve, `starts` random starts plus the warm
+/// start (if any) on each of `n_splits` splits.
+fn run_progress_bar(
+    config: &ExperimentConfig,
+    n_splits: usize,
+    warm_start: bool,
+    show: bool,
+) -> indicatif::ProgressBar {
+    let total = (n_splits * (config.multistart.starts + usize::from(warm_start))) as u64;
+    progress_bar(total, show)
+}
+
+/// What a run writes as it goes: the out folder, its `models` folder, `results.jsonl` (one
+/// flushed JSON line per solve) and the selected model of every split; it keeps the records
+/// for the [`RunOutcome`].
+struct ResultsWriter {
+    file: std::fs::File,
+    results_path: PathBuf,
+    models_dir: PathBuf,
+    records: Vec<SolveRecord>,
+}
+
+impl ResultsWriter {
+    /// Creates `out_dir`, its `models` folder and (empty) `results_path`.
+    fn create(out_dir: &Path, results_path: &Path) -> Result<Self> {
+        std::fs::create_dir_all(out_dir).map_err(|e| GlassboxError::io(out_dir, e))?;
+        let models_dir = out_dir.join("models");
+        std::fs::create_dir_all(&models_dir).map_err(|e| GlassboxError::io(&models_dir, e))?;
+        let file =
+            std::fs::File::create(results_path).map_err(|e| GlassboxError::io(results_path, e))?;
+        Ok(Self {
+            file,
+            results_path: results_path.to_path_buf(),
+            models_dir,
+            records: Vec::new(),
+        })
+    }
+
+    /// Appends the records of split `split` to `results.jsonl`, one flushed JSON line each,
+    /// and saves its selected model (if any) as `models/split-<split>.json` with the
+    /// formulation's name `kind`.
+    fn write_split<M: Serialize>(
+        &mut self,
+        split: usize,
+        kind: &str,
+        records: Vec<SolveRecord>,
+        model: Option<&M>,
+    ) -> Result<()> {
+        for record in &records {
+            self.append(record)?;
         }
-        if let Some(model) = &fitted.model {
+        if let Some(model) = model {
             crate::model::save_json(
-                &models_dir.join(format!("split-{r}.json")),
-                formulation.name(),
+                &self.models_dir.join(format!("split-{split}.json")),
+                kind,
                 model,
             )?;
         }
-        records.extend(fitted.records);
+        self.records.extend(records);
+        Ok(())
     }
-    bar.finish_and_clear();
-    Ok(RunOutcome {
-        records,
-        results_path: results_path.to_path_buf(),
-    })
+
+    /// Appends `record` to `results.jsonl` as one JSON line, flushed.
+    fn append<R: Serialize>(&mut self, record: &R) -> Result<()> {
+        let mut line =
+            serde_json::to_string(record).map_err(|e| GlassboxError::Config(e.to_string()))?;
+        line.push('\n');
+        self.file
+            .write_all(line.as_bytes())
+            .and_then(|_| self.file.flush())
+            .map_err(|e| GlassboxError::io(&self.results_path, e))
+    }
+
+    /// The records written and the path of `results.jsonl`.
+    fn finish(self) -> RunOutcome {
+        RunOutcome {
+            records: self.records,
+            results_path: self.results_path,
+        }
+    }
 }
 
 fn progress_bar(total: u64, show: bool) -> indicatif::ProgressBar {

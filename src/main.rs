@@ -4,13 +4,14 @@
 
 use anyhow::{bail, Context, Result};
 use clap::{Parser, Subcommand};
-use glassbox::data::{ColumnEncoding, CsvOptions, Table};
+use glassbox::data::{ColumnEncoding, CsvOptions, Encoding, Table};
 use glassbox::experiment::{self, ExperimentConfig};
 use glassbox::formulations::logistic_l1::{self, LogisticL1Model};
 use glassbox::formulations::sorct::{self, SorctModel};
 use glassbox::formulations::sorrt::{self, explain::Explanations, SorrtModel};
 use glassbox::metrics;
 use glassbox::model::{model_kind, Classifier, Regressor};
+use nalgebra::DMatrix;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 
@@ -197,20 +198,7 @@ fn predict_regression(
     } else {
         target
     };
-    let options = CsvOptions {
-        target: target.to_string(),
-        categorical: model
-            .encoding()
-            .columns
-            .iter()
-            .filter(|c| matches!(c, ColumnEncoding::Dummies { .. }))
-            .map(|c| c.name().to_string())
-            .collect(),
-        drop_missing: false,
-        target_optional: true,
-    };
-    let table = Table::from_csv(data_path, &options)?;
-    let x = model.encoding().transform(&table)?;
+    let (table, x) = read_for_model(model.encoding(), data_path, target)?;
     let pred = model.predict(&x);
     if let Some(out) = out {
         let mut text = String::from("prediction\n");
@@ -289,15 +277,16 @@ fn explain(model_path: &Path, data_path: &Path, out: &Path, plot: Option<&Path>)
     Ok(())
 }
 
-fn predict(model_path: &Path, data_path: &Path, out: Option<&Path>, target: &str) -> Result<()> {
-    if let Some(r) = load_regressor(model_path)? {
-        return predict_regression(&*r, data_path, out, target);
-    }
-    let model = load_classifier(model_path)?;
+/// Reads the CSV file `data_path` for a model with `encoding` (its categorical columns as
+/// the model's, its target column `target` optional); the table and its encoded features.
+fn read_for_model(
+    encoding: &Encoding,
+    data_path: &Path,
+    target: &str,
+) -> Result<(Table, DMatrix<f64>)> {
     let options = CsvOptions {
         target: target.to_string(),
-        categorical: model
-            .encoding()
+        categorical: encoding
             .columns
             .iter()
             .filter(|c| matches!(c, ColumnEncoding::Dummies { .. }))
@@ -307,7 +296,16 @@ fn predict(model_path: &Path, data_path: &Path, out: Option<&Path>, target: &str
         target_optional: true,
     };
     let table = Table::from_csv(data_path, &options)?;
-    let x = model.encoding().transform(&table)?;
+    let x = encoding.transform(&table)?;
+    Ok((table, x))
+}
+
+fn predict(model_path: &Path, data_path: &Path, out: Option<&Path>, target: &str) -> Result<()> {
+    if let Some(r) = load_regressor(model_path)? {
+        return predict_regression(&*r, data_path, out, target);
+    }
+    let model = load_classifier(model_path)?;
+    let (table, x) = read_for_model(model.encoding(), data_path, target)?;
     let proba = model.predict_proba(&x);
     let pred = model.predict(&x);
     if let Some(out) = out {

@@ -6,16 +6,17 @@
 //! line to `results.jsonl` with the regression metrics (`train_r2`, `test_r2`, `train_mse`,
 //! `test_mse`) and, where the formulation knows them, the lambda bounds of its sparsest model.
 
-use super::{progress_bar, ExperimentConfig, RegressionMetrics, RunOutcome, SolveRecord};
+use super::{
+    run_progress_bar, ExperimentConfig, RegressionMetrics, ResultsWriter, RunOutcome, SolveRecord,
+};
 use crate::data::{self, MinMaxScaler, RegressionData, Table};
 use crate::formulation::{NlpRegressorFormulation, TrainingRows};
 use crate::metrics;
 use crate::model::Regressor;
 use crate::nlp::NlpProblem;
-use crate::{registry, GlassboxError, Result, WarmStart};
+use crate::{registry, Result, WarmStart};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
-use std::io::Write;
 use std::path::Path;
 use std::sync::Arc;
 use std::time::Instant;
@@ -41,15 +42,8 @@ pub(super) fn run_regression<F: NlpRegressorFormulation>(
         data::random_split(data.n_samples(), config.split.test_fraction, seed)
     })?;
 
-    std::fs::create_dir_all(out_dir).map_err(|e| GlassboxError::io(out_dir, e))?;
-    let models_dir = out_dir.join("models");
-    std::fs::create_dir_all(&models_dir).map_err(|e| GlassboxError::io(&models_dir, e))?;
-    let mut file =
-        std::fs::File::create(results_path).map_err(|e| GlassboxError::io(results_path, e))?;
-    let total =
-        (splits.len() * (config.multistart.starts + usize::from(warm_model.is_some()))) as u64;
-    let bar = progress_bar(total, progress);
-    let mut records = Vec::new();
+    let mut writer = ResultsWriter::create(out_dir, results_path)?;
+    let bar = run_progress_bar(config, splits.len(), warm_model.is_some(), progress);
     for (r, (train, test)) in splits.iter().enumerate() {
         let split = Split {
             index: r,
@@ -67,28 +61,10 @@ pub(super) fn run_regression<F: NlpRegressorFormulation>(
             warm_model.as_ref(),
             &bar,
         )?;
-        for record in &split_records {
-            let mut line =
-                serde_json::to_string(record).map_err(|e| GlassboxError::Config(e.to_string()))?;
-            line.push('\n');
-            file.write_all(line.as_bytes())
-                .and_then(|_| file.flush())
-                .map_err(|e| GlassboxError::io(results_path, e))?;
-        }
-        if let Some(model) = &model {
-            crate::model::save_json(
-                &models_dir.join(format!("split-{r}.json")),
-                formulation.name(),
-                model,
-            )?;
-        }
-        records.extend(split_records);
+        writer.write_split(r, formulation.name(), split_records, model.as_ref())?;
     }
     bar.finish_and_clear();
-    Ok(RunOutcome {
-        records,
-        results_path: results_path.to_path_buf(),
-    })
+    Ok(writer.finish())
 }
 
 struct Split<'a> {
