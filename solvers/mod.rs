@@ -10,3 +10,6 @@ pub mod highs;
 
 #[cfg(feature = "cbc")]
 pub mod cbc;
+
+#[cfg(feature = "torch")]
+pub mod torch;

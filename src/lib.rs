@@ -24,6 +24,8 @@ pub mod options;
 pub mod registry;
 pub mod result;
 pub mod solver;
+#[cfg(feature = "torch")]
+pub mod tensor;
 pub mod tree;
 
 #[path = "../solvers/mod.rs"]

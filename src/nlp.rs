@@ -48,6 +48,12 @@ pub trait NlpProblem: Send + Sync {
     fn name(&self) -> String {
         "nlp".to_string()
     }
+    /// The objective in tensor operations, for the `torch` backend; `None` (the default)
+    /// when the problem has none, which that backend refuses.
+    #[cfg(feature = "torch")]
+    fn tensor_objective(&self) -> Option<&dyn crate::tensor::TensorObjective> {
+        None
+    }
 }
 
 /// Checks that a problem's declared dimensions and bounds are consistent; backends call it

@@ -49,6 +49,8 @@ const NOT_COMPILED: &[(&str, &str)] = &[
     ("highs", "highs"),
     #[cfg(not(feature = "cbc"))]
     ("cbc", "cbc"),
+    #[cfg(not(feature = "torch"))]
+    ("torch", "torch"),
 ];
 
 /// Every backend compiled into this build.
@@ -64,6 +66,8 @@ pub fn backends() -> Vec<BackendEntry> {
     #[cfg(feature = "cbc")]
     entries.push(crate::solvers::cbc::entry());
     entries.push(crate::solvers::gradient::entry());
+    #[cfg(feature = "torch")]
+    entries.push(crate::solvers::torch::entry());
     entries
 }
 

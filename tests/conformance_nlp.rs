@@ -21,15 +21,42 @@ use glassbox::{
 use nlp_problems::*;
 use std::time::{Duration, Instant};
 
-/// Every NLP backend of this build, created through the registry.
+/// Backends that solve only problems with a tensor form of their objective
+/// (`NlpProblem::tensor_objective`), which the problems here do not give: they are left
+/// out of the checks below (`tests/torch_backend.rs` runs them on tensor forms of these
+/// problems) and must refuse these problems with a capability error (checked below).
+const NEEDS_TENSOR_FORM: &[&str] = &["torch"];
+
+/// Every NLP backend of this build that solves any NLP, created through the registry.
 fn nlp_backends() -> Vec<(BackendEntry, Box<dyn NlpSolver>)> {
     registry::backends()
         .into_iter()
+        .filter(|entry| !NEEDS_TENSOR_FORM.contains(&entry.name))
         .filter_map(|entry| match entry.constructor {
             Constructor::Nlp(create) => Some((entry, create())),
             Constructor::Milp(_) => None,
         })
         .collect()
+}
+
+#[test]
+fn tensor_backends_refuse_problems_without_a_tensor_form() {
+    for entry in registry::backends() {
+        let (true, Constructor::Nlp(create)) =
+            (NEEDS_TENSOR_FORM.contains(&entry.name), entry.constructor)
+        else {
+            continue;
+        };
+        let error = create()
+            .solve(&BoundedQuadratic, &SolveOptions::default())
+            .expect_err("a problem without a tensor objective must be refused");
+        assert!(
+            matches!(error, glassbox::GlassboxError::Capability { .. }),
+            "{}: {error}",
+            entry.name
+        );
+        eprintln!("{}: {error}", entry.name);
+    }
 }
 
 /// Runs `check` against every NLP backend.

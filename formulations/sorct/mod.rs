@@ -14,6 +14,8 @@
 mod model;
 mod problem;
 pub mod starts;
+#[cfg(feature = "torch")]
+mod tensor;
 
 pub use model::SorctModel;
 pub use problem::SorctProblem;

@@ -791,4 +791,9 @@ impl NlpProblem for SorctProblem {
     fn name(&self) -> String {
         format!("sorct(D={})", self.params.depth)
     }
+
+    #[cfg(feature = "torch")]
+    fn tensor_objective(&self) -> Option<&dyn crate::tensor::TensorObjective> {
+        Some(self)
+    }
 }

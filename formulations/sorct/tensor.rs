@@ -1,0 +1,115 @@
+//! S-ORCT's objective (9) in tensor operations, for the `torch` backend (cargo feature
+//! `torch`): z = X a / p - mu, p_it = sigmoid(gamma z_it), P_il = the product of p_it or
+//! 1 - p_it along the root-to-leaf path of leaf l, the cost sum_i sum_l P_il sum_k
+//! (W_{y_i k} / N) C_kl, plus lambda_L sum(a+ + a-) and lambda_G sum(beta) — the same
+//! function as [`SorctProblem`]'s `NlpProblem::objective`, in the same variable layout.
+//! The scaled features X (N x p) and the weights W_{y_i k} / N (N x K) are uploaded once.
+
+use super::problem::{Layout, SorctProblem};
+use crate::tensor::{PreparedObjective, TensorObjective};
+use nalgebra::DMatrix;
+use tch::{Device, Kind, Tensor};
+
+/// A column-major nalgebra matrix as a (rows x cols) tensor.
+fn to_tensor(m: &DMatrix<f64>, device: Device, kind: Kind) -> Tensor {
+    Tensor::from_slice(m.as_slice())
+        .view([m.ncols() as i64, m.nrows() as i64])
+        .tr()
+        .contiguous()
+        .to_kind(kind)
+        .to_device(device)
+}
+
+struct PreparedSorct {
+    x: Tensor,
+    weights: Tensor,
+    layout: Layout,
+    paths: Vec<Vec<(i64, bool)>>,
+    gamma: f64,
+    lambda_local: f64,
+    lambda_global: f64,
+}
+
+impl TensorObjective for SorctProblem {
+    fn prepare(&self, device: Device, kind: Kind) -> Box<dyn PreparedObjective> {
+        let n = self.x.nrows();
+        let lay = &self.layout;
+        let weights =
+            DMatrix::from_fn(n, lay.classes, |i, k| self.costs[(self.y[i], k)] / n as f64);
+        let paths = (0..lay.leaves)
+            .map(|l| {
+                self.shape
+                    .path(l)
+                    .iter()
+                    .map(|&(t, left)| (t as i64, left))
+                    .collect()
+            })
+            .collect();
+        Box::new(PreparedSorct {
+            x: to_tensor(&self.x, device, kind),
+            weights: to_tensor(&weights, device, kind),
+            layout: lay.clone(),
+            paths,
+            gamma: self.params.gamma,
+            lambda_local: self.params.lambda_local,
+            lambda_global: self.params.lambda_global,
+        })
+    }
+}
+
+impl PreparedObjective for PreparedSorct {
+    fn objective(&self, x: &Tensor) -> Tensor {
+        let lay = &self.layout;
+        let (p, b) = (lay.p as i64, lay.branches as i64);
+        let pb = p * b;
+        // a is stored node-major (index t * p + j): view as |tau_B| x p, transpose.
+        // No in-place operations (`-=`): x requires grad and these are views of it.
+        let a_plus = x.narrow(0, lay.a_plus as i64, pb);
+        let a = if lay.split {
+            a_plus - x.narrow(0, lay.a_minus as i64, pb)
+        } else {
+            a_plus
+        };
+        let a = a.view([b, p]).tr();
+        let mu = x.narrow(0, lay.mu as i64, b);
+        let c = x
+            .narrow(0, lay.c as i64, (lay.classes * lay.leaves) as i64)
+            .view([lay.classes as i64, lay.leaves as i64]);
+        let z = self.x.matmul(&a) / (lay.p as f64) - mu;
+        let left = (z * self.gamma).sigmoid();
+        let columns: Vec<Tensor> = self
+            .paths
+            .iter()
+            .map(|path| {
+                let mut reach: Option<Tensor> = None;
+                for &(t, goes_left) in path {
+                    let q = left.select(1, t);
+                    let q = if goes_left { q } else { 1.0 - q };
+                    reach = Some(match reach {
+                        None => q,
+                        Some(r) => r * q,
+                    });
+                }
+                reach.unwrap_or_else(|| left.select(1, 0).ones_like())
+            })
+            .collect();
+        let reach = Tensor::stack(&columns, 1);
+        let cost = self.weights.matmul(&c);
+        let cost = (reach * cost).sum(x.kind());
+        let local = if lay.split {
+            Some(x.narrow(0, 0, lay.mu as i64).sum(x.kind()) * self.lambda_local)
+        } else {
+            None
+        };
+        let global = if lay.beta {
+            let beta = x.narrow(0, lay.beta_at as i64, lay.p as i64);
+            Some(beta.sum(x.kind()) * self.lambda_global)
+        } else {
+            None
+        };
+        [local, global]
+            .into_iter()
+            .flatten()
+            .fold(cost, |v, t| v + t)
+    }
+}

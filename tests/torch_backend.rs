@@ -1,0 +1,495 @@
+//! The torch backend (cargo feature `torch`): run with
+//! `scripts/with-torch.sh cargo test --features torch --test torch_backend -- --nocapture`.
+//!
+//! - S-ORCT's tensor objective equals `SorctProblem::objective` to 1e-10 (float64) and its
+//!   autograd gradient equals `NlpProblem::gradient` to 1e-8, for every variable layout.
+//! - The conformance problems of `tests/conformance_nlp.rs` (which leaves "torch" out: they
+//!   have no tensor form there) with tensor forms of their objectives: known optima,
+//!   infeasible, unbounded, iteration limit, warm start; float32 too.
+//! - S-ORCT on iris D=2 with "torch" against IPOPT (and "lbfgs") from the same starts: best
+//!   objective within 1% of IPOPT's, constraints to 1e-6; and from a config.
+
+#![cfg(feature = "torch")]
+
+#[path = "common/nlp_problems.rs"]
+mod nlp_problems;
+
+use glassbox::data::{self, CsvOptions, MinMaxScaler, Table};
+use glassbox::experiment::{self, ExperimentConfig};
+use glassbox::formulations::sorct::{starts, SorctConfig};
+use glassbox::tensor::{PreparedObjective, TensorObjective};
+use glassbox::{
+    registry, GlassboxError, Limit, NlpProblem, NlpSolver, RawOptionValue, SolveOptions,
+    SolveResult, TerminationStatus, WarmStart,
+};
+use nalgebra::DMatrix;
+use nlp_problems::*;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use std::path::Path;
+use std::sync::Arc;
+use tch::{Device, Kind, Tensor};
+
+fn torch() -> Box<dyn NlpSolver> {
+    registry::nlp_solver("torch", &SolveOptions::default()).unwrap()
+}
+
+/// `options` with the raw option `name` set.
+trait WithRaw {
+    fn with_raw(self, name: &str, value: RawOptionValue) -> Self;
+}
+
+impl WithRaw for SolveOptions {
+    fn with_raw(mut self, name: &str, value: RawOptionValue) -> Self {
+        self.raw.insert(name.to_string(), value);
+        self
+    }
+}
+
+fn cpu() -> SolveOptions {
+    SolveOptions::default().with_raw("device", RawOptionValue::Str("cpu".into()))
+}
+
+// ---------------------------------------------------------------------------------------
+// Tensor forms of the conformance problems.
+
+/// A problem `P` with its objective also given as a tensor function.
+struct Tensorized<P> {
+    inner: P,
+    f: fn(&Tensor) -> Tensor,
+}
+
+struct PreparedFn(fn(&Tensor) -> Tensor);
+
+impl PreparedObjective for PreparedFn {
+    fn objective(&self, x: &Tensor) -> Tensor {
+        (self.0)(x)
+    }
+}
+
+impl<P: NlpProblem> TensorObjective for Tensorized<P> {
+    fn prepare(&self, _device: Device, _kind: Kind) -> Box<dyn PreparedObjective> {
+        Box::new(PreparedFn(self.f))
+    }
+}
+
+impl<P: NlpProblem> NlpProblem for Tensorized<P> {
+    fn num_variables(&self) -> usize {
+        self.inner.num_variables()
+    }
+    fn num_constraints(&self) -> usize {
+        self.inner.num_constraints()
+    }
+    fn variable_bounds(&self) -> (Vec<f64>, Vec<f64>) {
+        self.inner.variable_bounds()
+    }
+    fn constraint_bounds(&self) -> (Vec<f64>, Vec<f64>) {
+        self.inner.constraint_bounds()
+    }
+    fn objective(&self, x: &[f64]) -> f64 {
+        self.inner.objective(x)
+    }
+    fn gradient(&self, x: &[f64], grad: &mut [f64]) {
+        self.inner.gradient(x, grad)
+    }
+    fn constraints(&self, x: &[f64], g: &mut [f64]) {
+        self.inner.constraints(x, g)
+    }
+    fn jacobian_structure(&self) -> Vec<(usize, usize)> {
+        self.inner.jacobian_structure()
+    }
+    fn jacobian_values(&self, x: &[f64], values: &mut [f64]) {
+        self.inner.jacobian_values(x, values)
+    }
+    fn name(&self) -> String {
+        self.inner.name()
+    }
+    fn tensor_objective(&self) -> Option<&dyn TensorObjective> {
+        Some(self)
+    }
+}
+
+fn e(x: &Tensor, i: i64) -> Tensor {
+    x.get(i)
+}
+
+fn bounded_quadratic() -> Tensorized<BoundedQuadratic> {
+    Tensorized {
+        inner: BoundedQuadratic,
+        f: |x| (e(x, 0) - 2.0).square() + (e(x, 1) + 1.0).square(),
+    }
+}
+
+fn hs071() -> Tensorized<Hs071> {
+    Tensorized {
+        inner: Hs071,
+        f: |x| e(x, 0) * e(x, 3) * (e(x, 0) + e(x, 1) + e(x, 2)) + e(x, 2),
+    }
+}
+
+fn rosenbrock() -> Tensorized<Rosenbrock> {
+    Tensorized {
+        inner: Rosenbrock::new(2),
+        f: |x| 100.0 * (e(x, 1) - e(x, 0).square()).square() + (e(x, 0) - 1.0).square(),
+    }
+}
+
+/// A (locally) optimal result at `optimum` with `objective`, feasible, named "torch".
+fn assert_solved(
+    problem: &dyn NlpProblem,
+    result: &SolveResult,
+    optimum: &[f64],
+    objective: f64,
+    tol: f64,
+) {
+    assert!(
+        matches!(
+            result.status,
+            TerminationStatus::Optimal | TerminationStatus::LocallyOptimal
+        ),
+        "{}: {} ({})",
+        problem.name(),
+        result.status,
+        result.raw_status
+    );
+    assert_eq!(result.solver, "torch");
+    for (x, x_star) in result.primal.iter().zip(optimum) {
+        assert!(
+            (x - x_star).abs() <= tol * (1.0 + x_star.abs()),
+            "{x} vs {x_star}"
+        );
+    }
+    let f = result.objective.unwrap();
+    assert!(
+        (f - objective).abs() <= tol * (1.0 + objective.abs()),
+        "{f}"
+    );
+    assert!((f - problem.objective(&result.primal)).abs() <= 1e-9 * (1.0 + f.abs()));
+    assert!(result.max_violation.unwrap() <= 1e-6);
+}
+
+#[test]
+fn conformance_problems_with_tensor_objectives() {
+    let solver = torch();
+    let p = bounded_quadratic();
+    let r = solver.solve(&p, &cpu()).unwrap();
+    eprintln!("{}: {} ({})", p.name(), r.status, r.raw_status);
+    assert_solved(
+        &p,
+        &r,
+        &BoundedQuadratic::OPTIMUM,
+        BoundedQuadratic::OBJECTIVE,
+        1e-6,
+    );
+
+    let p = hs071();
+    let cold = solver
+        .solve(
+            &p,
+            &cpu().with_warm_start(Some(WarmStart::primal(Hs071::START.to_vec()))),
+        )
+        .unwrap();
+    assert_solved(&p, &cold, &Hs071::OPTIMUM, Hs071::OBJECTIVE, 1e-6);
+    let warm = solver
+        .solve(&p, &cpu().with_warm_start(Some(cold.warm_start())))
+        .unwrap();
+    assert_solved(&p, &warm, &Hs071::OPTIMUM, Hs071::OBJECTIVE, 1e-6);
+    assert!(warm.iterations <= 3, "{} iterations", warm.iterations);
+
+    let p = Tensorized {
+        inner: EqualityConstrained,
+        f: |x| e(x, 0).square() + e(x, 1).square(),
+    };
+    let r = solver.solve(&p, &cpu()).unwrap();
+    assert_solved(
+        &p,
+        &r,
+        &EqualityConstrained::OPTIMUM,
+        EqualityConstrained::OBJECTIVE,
+        1e-6,
+    );
+
+    let p = Tensorized {
+        inner: InequalityConstrained,
+        f: |x| (e(x, 0) - 2.0).square() + (e(x, 1) - 2.0).square(),
+    };
+    let r = solver.solve(&p, &cpu()).unwrap();
+    assert_solved(
+        &p,
+        &r,
+        &InequalityConstrained::OPTIMUM,
+        InequalityConstrained::OBJECTIVE,
+        1e-6,
+    );
+
+    let p = Tensorized {
+        inner: Infeasible,
+        f: |x| e(x, 0).square(),
+    };
+    let r = solver.solve(&p, &cpu()).unwrap();
+    assert_eq!(r.status, TerminationStatus::Infeasible, "{}", r.raw_status);
+
+    let p = Tensorized {
+        inner: Unbounded,
+        f: |x| -e(x, 0) + e(x, 1).square(),
+    };
+    let r = solver.solve(&p, &cpu()).unwrap();
+    assert!(
+        !matches!(
+            r.status,
+            TerminationStatus::Optimal | TerminationStatus::LocallyOptimal
+        ),
+        "{}",
+        r.status
+    );
+
+    let p = rosenbrock();
+    let options = SolveOptions {
+        iteration_limit: Some(3),
+        ..cpu().with_warm_start(Some(WarmStart::primal(p.inner.start())))
+    };
+    let r = solver.solve(&p, &options).unwrap();
+    assert_eq!(
+        r.status,
+        TerminationStatus::FeasibleAtLimit(Limit::Iteration)
+    );
+    assert!(r.iterations <= 3);
+}
+
+#[test]
+fn float32_solves_to_float32_accuracy() {
+    let p = bounded_quadratic();
+    let options = SolveOptions {
+        tolerance: Some(1e-5),
+        ..cpu().with_raw("dtype", RawOptionValue::Str("float32".into()))
+    };
+    let r = torch().solve(&p, &options).unwrap();
+    assert!(r.raw_status.contains("Float"), "{}", r.raw_status);
+    assert_solved(
+        &p,
+        &r,
+        &BoundedQuadratic::OPTIMUM,
+        BoundedQuadratic::OBJECTIVE,
+        1e-5,
+    );
+}
+
+#[test]
+fn options_and_capabilities() {
+    // Without a tensor form: a capability error naming the problem.
+    let err = torch().solve(&BoundedQuadratic, &cpu()).unwrap_err();
+    assert!(matches!(err, GlassboxError::Capability { .. }), "{err}");
+    assert!(err.to_string().contains("bounded"), "{err}");
+    // Unknown choices are refused by the registry; lbfgs's options are accepted.
+    let bad = SolveOptions::default().with_raw("device", RawOptionValue::Str("tpu".into()));
+    assert!(registry::nlp_solver("torch", &bad).is_err());
+    let ok = cpu().with_raw("memory", RawOptionValue::Int(5));
+    assert!(torch()
+        .solve(&bounded_quadratic(), &ok)
+        .unwrap()
+        .status
+        .has_solution());
+    let bad = cpu().with_raw("memory", RawOptionValue::Int(0));
+    let err = torch().solve(&bounded_quadratic(), &bad).unwrap_err();
+    assert!(err.to_string().contains("torch"), "{err}");
+    if !tch::Cuda::is_available() {
+        let cuda = SolveOptions::default().with_raw("device", RawOptionValue::Str("cuda".into()));
+        let err = torch().solve(&bounded_quadratic(), &cuda).unwrap_err();
+        assert!(matches!(err, GlassboxError::Capability { .. }), "{err}");
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// S-ORCT.
+
+fn iris_train() -> (DMatrix<f64>, Vec<usize>) {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/datasets/iris.csv");
+    let data = Table::from_csv(&path, &CsvOptions::default())
+        .unwrap()
+        .encode_classification()
+        .unwrap();
+    let (train, _) = data::stratified_split(&data.y, 0.25, 1).unwrap();
+    let train = data.rows(&train);
+    let scaler = MinMaxScaler::fit(&train.x);
+    (scaler.transform(&train.x), train.y.clone())
+}
+
+fn sorct_configs() -> Vec<(&'static str, SorctConfig)> {
+    vec![
+        ("lambda = 0", SorctConfig::default()),
+        (
+            "lambda_L = 0.005",
+            SorctConfig {
+                lambda_local: 0.005,
+                ..Default::default()
+            },
+        ),
+        (
+            "lambda_L, lambda_G, rho",
+            SorctConfig {
+                lambda_local: 0.01,
+                lambda_global: 0.02,
+                rho: vec![0.1],
+                ..Default::default()
+            },
+        ),
+        (
+            "lambda_G only",
+            SorctConfig {
+                lambda_global: 0.02,
+                ..Default::default()
+            },
+        ),
+    ]
+}
+
+#[test]
+fn sorct_tensor_objective_equals_the_objective_and_its_gradient() {
+    let (x, y) = iris_train();
+    let (x, y) = (Arc::new(x), Arc::new(y));
+    for (name, config) in sorct_configs() {
+        let problem = config.problem(x.clone(), y.clone(), 3).unwrap();
+        let prepared = problem
+            .tensor_objective()
+            .expect("S-ORCT has a tensor objective")
+            .prepare(Device::Cpu, Kind::Double);
+        let (xl, xu) = problem.variable_bounds();
+        let mut rng = ChaCha8Rng::seed_from_u64(7);
+        for _ in 0..5 {
+            let point: Vec<f64> = xl
+                .iter()
+                .zip(&xu)
+                .map(|(l, u)| l + (u - l) * rng.random::<f64>())
+                .collect();
+            let xt = Tensor::from_slice(&point).set_requires_grad(true);
+            let value = prepared.objective(&xt);
+            value.backward();
+            let f = value.double_value(&[]);
+            let grad = Vec::<f64>::try_from(&xt.grad()).unwrap();
+            let f_ref = problem.objective(&point);
+            let mut g_ref = vec![0.0; point.len()];
+            problem.gradient(&point, &mut g_ref);
+            assert!((f - f_ref).abs() <= 1e-10, "{name}: {f} vs {f_ref}");
+            for (j, (a, b)) in grad.iter().zip(&g_ref).enumerate() {
+                assert!((a - b).abs() <= 1e-8, "{name}: d/dx{j} {a} vs {b}");
+            }
+        }
+    }
+}
+
+fn max_violation(problem: &dyn NlpProblem, x: &[f64]) -> f64 {
+    let (xl, xu) = problem.variable_bounds();
+    let (gl, gu) = problem.constraint_bounds();
+    let mut g = vec![0.0; problem.num_constraints()];
+    problem.constraints(x, &mut g);
+    let mut worst: f64 = 0.0;
+    for (v, (l, u)) in x.iter().zip(xl.iter().zip(&xu)) {
+        worst = worst.max(l - v).max(v - u);
+    }
+    for (v, (l, u)) in g.iter().zip(gl.iter().zip(&gu)) {
+        worst = worst.max(l - v).max(v - u);
+    }
+    worst
+}
+
+#[test]
+fn sorct_iris_torch_against_ipopt_and_lbfgs() {
+    let (x, y) = iris_train();
+    let (x, y) = (Arc::new(x), Arc::new(y));
+    for (name, config) in sorct_configs().into_iter().take(3) {
+        let problem = config.problem(x.clone(), y.clone(), 3).unwrap();
+        let mut best = [f64::INFINITY; 3];
+        let mut seconds = [Vec::new(), Vec::new(), Vec::new()];
+        eprintln!("{name}: seed, objective and seconds of ipopt, lbfgs, torch (cpu)");
+        for seed in 0..6 {
+            let mut rng = ChaCha8Rng::seed_from_u64(seed);
+            let x0 = starts::random_start(&problem, config.initialization, &mut rng);
+            let mut row = String::new();
+            for (s, solver) in ["ipopt", "lbfgs", "torch"].iter().enumerate() {
+                let options = SolveOptions::default()
+                    .with_warm_start(Some(WarmStart::primal(x0.clone())))
+                    .with_raw("device", RawOptionValue::Str("cpu".into()));
+                let options = if *solver == "torch" {
+                    options
+                } else {
+                    SolveOptions {
+                        raw: Default::default(),
+                        ..options
+                    }
+                };
+                let r = registry::nlp_solver(solver, &options)
+                    .unwrap()
+                    .solve(&problem, &options)
+                    .unwrap();
+                assert!(r.status.has_solution(), "{solver}: {}", r.raw_status);
+                let f = r.objective.unwrap();
+                if *solver != "ipopt" {
+                    let v = max_violation(&problem, &r.primal);
+                    assert!(v <= 1e-6, "{name}, seed {seed}, {solver}: violation {v}");
+                }
+                best[s] = best[s].min(f);
+                seconds[s].push(r.wall_seconds);
+                row += &format!("  {f:.8e} ({:.3} s)", r.wall_seconds);
+            }
+            eprintln!("  {seed}{row}");
+        }
+        let median = |v: &mut Vec<f64>| {
+            v.sort_by(f64::total_cmp);
+            v[v.len() / 2]
+        };
+        eprintln!(
+            "  best: ipopt {:.8e}, lbfgs {:.8e}, torch {:.8e}; median s per start: ipopt {:.4}, lbfgs {:.4}, torch {:.4}",
+            best[0],
+            best[1],
+            best[2],
+            median(&mut seconds[0]),
+            median(&mut seconds[1]),
+            median(&mut seconds[2])
+        );
+        assert!(
+            best[2] <= 1.01 * best[0],
+            "{name}: torch {} vs ipopt {}",
+            best[2],
+            best[0]
+        );
+    }
+}
+
+#[test]
+fn glassbox_run_with_torch_from_a_config() {
+    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/sorct_iris_lbfgs.toml");
+    let text = std::fs::read_to_string(&example)
+        .unwrap()
+        .replace("repeats = 10", "repeats = 2")
+        .replace("starts = 20", "starts = 8");
+    let dir = tempfile::tempdir().unwrap();
+    let run = |solver: &str| {
+        let text = text.replace("name = \"lbfgs\"", &format!("name = \"{solver}\""));
+        let config = ExperimentConfig::parse(&example, &text).unwrap();
+        let run = experiment::run(&config, &dir.path().join(solver), false, false).unwrap();
+        run.records
+            .iter()
+            .map(|r| serde_json::to_value(r).unwrap())
+            .collect::<Vec<_>>()
+    };
+    let torch = run("torch");
+    let ipopt = run("ipopt");
+    assert_eq!(torch.len(), ipopt.len());
+    for record in &torch {
+        assert_eq!(record["solver"], "torch");
+    }
+    let selected = |records: &[serde_json::Value]| -> Vec<f64> {
+        records
+            .iter()
+            .filter(|r| r["selected"].as_bool() == Some(true))
+            .map(|r| r["objective"].as_f64().unwrap())
+            .collect()
+    };
+    for (f_torch, f_ipopt) in selected(&torch).into_iter().zip(selected(&ipopt)) {
+        eprintln!("best objective torch {f_torch:.8e}, IPOPT {f_ipopt:.8e}");
+        assert!(
+            f_torch <= 1.01 * f_ipopt,
+            "torch {f_torch} vs IPOPT {f_ipopt}"
+        );
+    }
+}
