@@ -1,9 +1,18 @@
 #!/usr/bin/env bash
 # The tests: installs what is missing, checks formatting and lints, and runs every test
-# (unit, derivative checks, the solver conformance suite, end-to-end runs on ../shared data).
+# (unit, derivative checks, the solver conformance suites, end-to-end runs on ../shared data),
+# then the `torch` backend's: scripts/with-torch.sh installs libtorch (the PyPI `torch` wheel,
+# about 4.7 GB) into .venv-torch the first time. GLASSBOX_SKIP_TORCH=1 skips that part.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 cargo fmt --all -- --check
 cargo clippy --all-targets --quiet -- -D warnings
 cargo test --all-targets
+
+if [ "${GLASSBOX_SKIP_TORCH:-0}" != 1 ]; then
+  # Without `highs` so that HiGHS is not rebuilt for another feature set.
+  torch_features=(--no-default-features --features ipopt,cbc,torch)
+  scripts/with-torch.sh cargo clippy "${torch_features[@]}" --all-targets --quiet -- -D warnings
+  scripts/with-torch.sh cargo test "${torch_features[@]}" --test torch_backend --test conformance_nlp
+fi
