@@ -36,7 +36,7 @@ use crate::data::{Encoding, MinMaxScaler};
 use crate::formulation::{FormulationInfo, NlpClassifierFormulation, ParamSpec, ReportedParams};
 use crate::metrics;
 use crate::model::Classifier;
-use crate::nlp::NlpProblem;
+use crate::nlp::{NlpProblem, PointCache};
 use crate::{GlassboxError, NlpSolver, Result, SolveOptions, SolveResult, WarmStart};
 use nalgebra::DMatrix;
 use rand::Rng;
@@ -44,7 +44,7 @@ use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
 use std::path::Path;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 /// The name configs and saved models use.
 pub const NAME: &str = "logistic_l1";
@@ -245,7 +245,6 @@ impl Layout {
 
 /// The quantities of one evaluation point shared by objective, gradient and Hessian.
 struct Forward {
-    x: Vec<f64>,
     /// Probabilities of the score columns (N x K'): for K = 2, P(class 1).
     proba: DMatrix<f64>,
     /// (1/N) sum_i s_i logloss_i.
@@ -264,7 +263,7 @@ pub struct LogisticL1Problem {
     /// Indicator of the true class per score column (N x K').
     targets: DMatrix<f64>,
     layout: Layout,
-    cache: Mutex<Option<Arc<Forward>>>,
+    cache: PointCache<Forward>,
 }
 
 impl LogisticL1Problem {
@@ -329,7 +328,7 @@ impl LogisticL1Problem {
             row_weights: weights.iter().map(|s| s / n as f64).collect(),
             targets,
             layout: Layout::new(p, columns, lambda > 0.0),
-            cache: Mutex::new(None),
+            cache: PointCache::default(),
         })
     }
 
@@ -401,15 +400,7 @@ impl LogisticL1Problem {
     }
 
     fn forward(&self, x: &[f64]) -> Arc<Forward> {
-        let mut cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(f) = cache.as_ref() {
-            if f.x == x {
-                return f.clone();
-            }
-        }
-        let f = Arc::new(self.compute_forward(x));
-        *cache = Some(f.clone());
-        f
+        self.cache.get_or_compute(x, || self.compute_forward(x))
     }
 
     fn compute_forward(&self, x: &[f64]) -> Forward {
@@ -424,11 +415,7 @@ impl LogisticL1Problem {
                 .sum();
             loss += self.row_weights[i] * (lse - target);
         }
-        Forward {
-            x: x.to_vec(),
-            proba,
-            loss,
-        }
+        Forward { proba, loss }
     }
 
     /// The Hessian of the loss over the augmented coefficients, dense and symmetric

@@ -224,3 +224,34 @@ pub mod check {
         (a - b).abs() / 1f64.max(a.abs()).max(b.abs())
     }
 }
+
+/// The quantities a problem computed at its last evaluation point, which the objective,
+/// gradient, constraints and Hessian share: a backend asks for them at the same point in
+/// turn, so the work is done once per point. Keyed by the whole point, behind a mutex so
+/// evaluations can take `&self`.
+pub struct PointCache<T> {
+    last: std::sync::Mutex<Option<(Vec<f64>, std::sync::Arc<T>)>>,
+}
+
+impl<T> Default for PointCache<T> {
+    fn default() -> Self {
+        PointCache {
+            last: std::sync::Mutex::new(None),
+        }
+    }
+}
+
+impl<T> PointCache<T> {
+    /// The cached value at `x`, or `compute()` stored as the new one.
+    pub fn get_or_compute(&self, x: &[f64], compute: impl FnOnce() -> T) -> std::sync::Arc<T> {
+        let mut last = self.last.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((at, value)) = last.as_ref() {
+            if at.as_slice() == x {
+                return value.clone();
+            }
+        }
+        let value = std::sync::Arc::new(compute());
+        *last = Some((x.to_vec(), value.clone()));
+        value
+    }
+}

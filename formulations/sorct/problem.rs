@@ -23,10 +23,10 @@
 //! derivative, exactly.
 
 use super::SorctParams;
-use crate::nlp::NlpProblem;
+use crate::nlp::{NlpProblem, PointCache};
 use crate::tree::TreeShape;
 use nalgebra::DMatrix;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 /// Where each group of variables starts in the NLP's variable vector.
 #[derive(Clone, Debug)]
@@ -138,7 +138,6 @@ impl Layout {
 /// The quantities of one evaluation point shared by the objective, gradient, constraints
 /// and Hessian (IPOPT asks for them at the same point in turn).
 struct Forward {
-    x: Vec<f64>,
     c: DMatrix<f64>,
     /// p_it = F(z_it), the probability of going left at branch t (N x |tau_B|).
     left: DMatrix<f64>,
@@ -189,7 +188,7 @@ pub struct SorctProblem {
     /// The training rows of each class (I_k).
     members: Vec<Vec<usize>>,
     hessian: HessianMap,
-    cache: Mutex<Option<Arc<Forward>>>,
+    cache: PointCache<Forward>,
 }
 
 /// The Hessian's structure in NLP variables, and for each entry the smooth-space entry it
@@ -242,20 +241,12 @@ impl SorctProblem {
             rho_rows,
             members,
             hessian,
-            cache: Mutex::new(None),
+            cache: PointCache::default(),
         }
     }
 
     fn forward(&self, x: &[f64]) -> Arc<Forward> {
-        let mut cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(f) = cache.as_ref() {
-            if f.x == x {
-                return f.clone();
-            }
-        }
-        let f = Arc::new(self.compute_forward(x));
-        *cache = Some(f.clone());
-        f
+        self.cache.get_or_compute(x, || self.compute_forward(x))
     }
 
     fn compute_forward(&self, x: &[f64]) -> Forward {
@@ -269,7 +260,6 @@ impl SorctProblem {
         let d2 = left.map(|pl| gamma * gamma * pl * (1.0 - pl) * (1.0 - 2.0 * pl));
         let reach = leaf_probabilities(&left, &self.shape);
         Forward {
-            x: x.to_vec(),
             c,
             left,
             d1,

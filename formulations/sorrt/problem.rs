@@ -42,10 +42,10 @@
 //! by the leaf predictions) and branch-leaf (phi is linear in a leaf's parameters).
 
 use super::SorrtParams;
-use crate::nlp::NlpProblem;
+use crate::nlp::{NlpProblem, PointCache};
 use crate::tree::TreeShape;
 use nalgebra::DMatrix;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, OnceLock};
 
 /// Where each group of variables starts in the NLP's variable vector.
 #[derive(Clone, Debug)]
@@ -312,7 +312,6 @@ pub(crate) fn feature_gradient(
 
 /// The cached evaluation at one NLP point.
 struct Forward {
-    x: Vec<f64>,
     ev: TreeEval,
     derivs: OnceLock<TreeDerivs>,
     /// G (N x smooth): the gradient of phi_i in the smooth variables.
@@ -338,7 +337,7 @@ pub struct SorrtProblem {
     x_branch: DMatrix<f64>,
     x_leaf: DMatrix<f64>,
     hessian: HessianMap,
-    cache: Mutex<Option<Arc<Forward>>>,
+    cache: PointCache<Forward>,
 }
 
 /// The Hessian's structure in NLP variables: for each entry, the smooth-space entry it
@@ -394,7 +393,7 @@ impl SorrtProblem {
             x_branch,
             x_leaf,
             hessian,
-            cache: Mutex::new(None),
+            cache: PointCache::default(),
         }
     }
 
@@ -409,24 +408,16 @@ impl SorrtProblem {
     }
 
     fn forward(&self, x: &[f64]) -> Arc<Forward> {
-        let mut cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(f) = cache.as_ref() {
-            if f.x == x {
-                return f.clone();
+        self.cache.get_or_compute(x, || {
+            let lay = &self.layout;
+            let a = lay.coefficients(x);
+            let mu = lay.locations(x);
+            Forward {
+                ev: evaluate(&self.x, &a, &mu, self.params.gamma, &self.shape),
+                derivs: OnceLock::new(),
+                jac: OnceLock::new(),
             }
-        }
-        let lay = &self.layout;
-        let a = lay.coefficients(x);
-        let mu = lay.locations(x);
-        let ev = evaluate(&self.x, &a, &mu, self.params.gamma, &self.shape);
-        let f = Arc::new(Forward {
-            x: x.to_vec(),
-            ev,
-            derivs: OnceLock::new(),
-            jac: OnceLock::new(),
-        });
-        *cache = Some(f.clone());
-        f
+        })
     }
 
     fn derivs<'a>(&self, f: &'a Forward) -> &'a TreeDerivs {
