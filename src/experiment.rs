@@ -802,6 +802,28 @@ pub fn median(values: &[f64]) -> f64 {
     }
 }
 
+/// The last line of a run's summary: how many solves, their mean and median seconds per
+/// start, and how many ended in each status. Takes (seconds, status) per solve.
+pub(crate) fn solves_line<'a>(solves: impl Iterator<Item = (f64, &'a str)>) -> String {
+    let mut secs = Vec::new();
+    let mut counts = std::collections::BTreeMap::new();
+    for (s, status) in solves {
+        secs.push(s);
+        *counts.entry(status).or_insert(0usize) += 1;
+    }
+    format!(
+        "{} solves: mean {:.3} s, median {:.3} s per start; statuses: {}\n",
+        secs.len(),
+        mean_std(&secs).0,
+        median(&secs),
+        counts
+            .iter()
+            .map(|(k, v)| format!("{k} {v}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    )
+}
+
 /// The readable summary of a run: one row per split (its selected start), then the means.
 pub fn summary_table(records: &[SolveRecord]) -> String {
     use std::fmt::Write as _;
@@ -850,12 +872,7 @@ pub fn summary_table(records: &[SolveRecord]) -> String {
             sel.status
         );
     }
-    let all_secs: Vec<f64> = records.iter().map(|r| r.solve_seconds).collect();
     let (test_mean, test_std) = mean_std(&tests);
-    let mut counts = std::collections::BTreeMap::new();
-    for r in records {
-        *counts.entry(r.status.as_str()).or_insert(0usize) += 1;
-    }
     let _ = writeln!(
         out,
         "mean over {} splits: test accuracy {:.4} (sd {:.4}), train accuracy {:.4}, delta_L {:.1}%, delta_G {:.1}%",
@@ -866,17 +883,8 @@ pub fn summary_table(records: &[SolveRecord]) -> String {
         mean_std(&dls).0,
         mean_std(&dgs).0
     );
-    let _ = writeln!(
-        out,
-        "{} solves: mean {:.3} s, median {:.3} s per start; statuses: {}",
-        records.len(),
-        mean_std(&all_secs).0,
-        median(&all_secs),
-        counts
-            .iter()
-            .map(|(k, v)| format!("{k} {v}"))
-            .collect::<Vec<_>>()
-            .join(", ")
-    );
+    out.push_str(&solves_line(
+        records.iter().map(|r| (r.solve_seconds, r.status.as_str())),
+    ));
     out
 }

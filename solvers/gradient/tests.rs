@@ -446,23 +446,13 @@ fn nothing_is_printed_at_verbosity_0() {
     if std::env::var("GLASSBOX_LBFGS_CHILD").is_ok() {
         return;
     }
+    const CHILD: &str = "solvers::gradient::tests::verbosity_child";
     let run = |mode: &str| {
-        let output = std::process::Command::new(std::env::current_exe().unwrap())
-            .args([
-                "--exact",
-                "solvers::gradient::tests::verbosity_child",
-                "--nocapture",
-                "--test-threads=1",
-            ])
-            .env("GLASSBOX_LBFGS_CHILD", mode)
-            .output()
-            .unwrap();
-        assert!(output.status.success(), "{output:?}");
-        String::from_utf8_lossy(&output.stderr).into_owned()
+        crate::solver::test_support::run_child(CHILD, "GLASSBOX_LBFGS_CHILD", mode, None)
     };
-    let quiet = run("quiet");
-    assert!(quiet.trim().is_empty(), "printed at verbosity 1:\n{quiet}");
-    let loud = run("loud");
+    let (stdout, stderr) = run("quiet");
+    crate::solver::test_support::assert_nothing_printed(CHILD, &stdout, &stderr);
+    let (_, loud) = run("loud");
     assert!(
         loud.contains("lbfgs: outer"),
         "no log at verbosity 3:\n{loud}"

@@ -200,7 +200,7 @@ fn fit_split<F: NlpRegressorFormulation>(
 /// The readable summary of a regression run: one row per split (its selected start), then
 /// the means.
 pub(super) fn summary_table(records: &[SolveRecord]) -> String {
-    use super::{mean_std, median};
+    use super::{mean_std, solves_line};
     use std::fmt::Write as _;
     let mut out = String::new();
     let _ = writeln!(
@@ -250,12 +250,7 @@ pub(super) fn summary_table(records: &[SolveRecord]) -> String {
             sel.status
         );
     }
-    let all_secs: Vec<f64> = records.iter().map(|r| r.solve_seconds).collect();
     let (test_mean, test_std) = mean_std(&tests);
-    let mut counts = std::collections::BTreeMap::new();
-    for r in records {
-        *counts.entry(r.status.as_str()).or_insert(0usize) += 1;
-    }
     let _ = writeln!(
         out,
         "mean over {} splits: test R2 {:.4} (sd {:.4}), train R2 {:.4}, test MSE {:.4}, delta_L {:.1}%, delta_G {:.1}%",
@@ -273,17 +268,8 @@ pub(super) fn summary_table(records: &[SolveRecord]) -> String {
             "lambda bounds of the sparsest tree (first split): lambda_L {local:.6}, lambda_G {global:.6}"
         );
     }
-    let _ = writeln!(
-        out,
-        "{} solves: mean {:.3} s, median {:.3} s per start; statuses: {}",
-        records.len(),
-        mean_std(&all_secs).0,
-        median(&all_secs),
-        counts
-            .iter()
-            .map(|(k, v)| format!("{k} {v}"))
-            .collect::<Vec<_>>()
-            .join(", ")
-    );
+    out.push_str(&solves_line(
+        records.iter().map(|r| (r.solve_seconds, r.status.as_str())),
+    ));
     out
 }
