@@ -7,6 +7,9 @@
 
 use super::cart::grow::Targets;
 use super::cart::{self, CartConfig, TreeModel, TreeTask};
+use super::forest::{self, ForestConfig, ForestModel};
+use super::tao::{self, Tao, TaoConfig};
+use super::tmo::{self, TmoConfig};
 use crate::data::Encoding;
 use crate::model::{Classifier, Regressor};
 use crate::{GlassboxError, Result};
@@ -51,6 +54,8 @@ impl TrainingSet<'_> {
 pub enum FittedModel {
     /// One tree (CART, TAO, TMO).
     Tree(TreeModel),
+    /// A random forest.
+    Forest(ForestModel),
 }
 
 impl FittedModel {
@@ -58,6 +63,7 @@ impl FittedModel {
     pub fn classifier(&self) -> &dyn Classifier {
         match self {
             FittedModel::Tree(m) => m,
+            FittedModel::Forest(m) => m,
         }
     }
 
@@ -65,6 +71,7 @@ impl FittedModel {
     pub fn regressor(&self) -> &dyn Regressor {
         match self {
             FittedModel::Tree(m) => m,
+            FittedModel::Forest(m) => m,
         }
     }
 
@@ -72,6 +79,7 @@ impl FittedModel {
     pub fn sparsity(&self) -> (f64, f64) {
         match self {
             FittedModel::Tree(m) => m.sparsity(),
+            FittedModel::Forest(m) => m.sparsity(),
         }
     }
 
@@ -79,6 +87,7 @@ impl FittedModel {
     pub fn save(&self, path: &Path, kind: &str) -> Result<()> {
         match self {
             FittedModel::Tree(m) => crate::model::save_json(path, kind, m),
+            FittedModel::Forest(m) => crate::model::save_json(path, kind, m),
         }
     }
 }
@@ -87,6 +96,7 @@ impl Serialize for FittedModel {
     fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
         match self {
             FittedModel::Tree(m) => m.serialize(s),
+            FittedModel::Forest(m) => m.serialize(s),
         }
     }
 }
@@ -109,6 +119,12 @@ pub struct HeuristicFit {
 pub enum HeuristicConfig {
     /// CART.
     Cart(CartConfig),
+    /// Random forest.
+    Forest(ForestConfig),
+    /// TAO from CART (or a saved tree).
+    Tao(TaoConfig),
+    /// TMO.
+    Tmo(TmoConfig),
 }
 
 impl HeuristicConfig {
@@ -122,6 +138,9 @@ impl HeuristicConfig {
         }
         Some(match name {
             cart::NAME => parse(table).map(HeuristicConfig::Cart),
+            forest::NAME => parse(table).map(HeuristicConfig::Forest),
+            tao::NAME => parse(table).map(HeuristicConfig::Tao),
+            tmo::NAME => parse(table).map(HeuristicConfig::Tmo),
             _ => return None,
         })
     }
@@ -130,6 +149,9 @@ impl HeuristicConfig {
     pub fn name(&self) -> &'static str {
         match self {
             HeuristicConfig::Cart(_) => cart::NAME,
+            HeuristicConfig::Forest(_) => forest::NAME,
+            HeuristicConfig::Tao(_) => tao::NAME,
+            HeuristicConfig::Tmo(_) => tmo::NAME,
         }
     }
 
@@ -137,6 +159,9 @@ impl HeuristicConfig {
     pub fn is_regression(&self) -> bool {
         match self {
             HeuristicConfig::Cart(c) => c.criterion.is_regression(),
+            HeuristicConfig::Forest(c) => c.criterion.is_regression(),
+            HeuristicConfig::Tao(c) => c.criterion.is_regression(),
+            HeuristicConfig::Tmo(c) => c.criterion.is_regression(),
         }
     }
 
@@ -144,6 +169,9 @@ impl HeuristicConfig {
     pub fn depth(&self) -> Option<usize> {
         match self {
             HeuristicConfig::Cart(c) => c.depth,
+            HeuristicConfig::Forest(c) => c.depth,
+            HeuristicConfig::Tao(c) => c.depth,
+            HeuristicConfig::Tmo(c) => Some(c.depth),
         }
     }
 
@@ -157,6 +185,9 @@ impl HeuristicConfig {
         }
         match self {
             HeuristicConfig::Cart(c) => c.check(regression),
+            HeuristicConfig::Forest(c) => c.check(regression, features),
+            HeuristicConfig::Tao(c) => c.check(regression),
+            HeuristicConfig::Tmo(c) => c.check(regression, features),
         }
     }
 
@@ -165,9 +196,11 @@ impl HeuristicConfig {
     pub fn fit(
         &self,
         data: &TrainingSet<'_>,
-        _seed: u64,
-        _start: Option<&TreeModel>,
+        seed: u64,
+        start: Option<&TreeModel>,
     ) -> Result<HeuristicFit> {
+        // The learner's seed, varied by the split's seed.
+        let mix = |own: u64| own.wrapping_mul(1_000_003).wrapping_add(seed);
         match self {
             HeuristicConfig::Cart(c) => {
                 let weights = vec![1.0; data.x.nrows()];
@@ -179,6 +212,102 @@ impl HeuristicConfig {
                     note: "grown greedily".to_string(),
                 })
             }
+            HeuristicConfig::Forest(c) => {
+                let c = ForestConfig {
+                    seed: mix(c.seed),
+                    ..c.clone()
+                };
+                let trees = c.fit_trees(data.x, data.targets)?;
+                Ok(HeuristicFit {
+                    model: FittedModel::Forest(ForestModel {
+                        criterion: c.criterion,
+                        task: data.task.clone(),
+                        feature_names: data.encoding.feature_names(),
+                        encoding: data.encoding.clone(),
+                        trees,
+                    }),
+                    iterations: 0,
+                    hit_time_limit: false,
+                    note: format!("{} trees", c.n_trees),
+                })
+            }
+            HeuristicConfig::Tao(c) => {
+                let (y, n_classes) = classes_of(data, tao::NAME)?;
+                let mut tree = match start {
+                    Some(m) => {
+                        if m.tree
+                            .nodes
+                            .first()
+                            .is_some_and(|n| n.value.len() != n_classes)
+                            || m.feature_names.len() != data.x.ncols()
+                        {
+                            return Err(GlassboxError::formulation(
+                                tao::NAME,
+                                format!(
+                                    "the warm-start tree has {} features and {} classes, the data {} and {}",
+                                    m.feature_names.len(),
+                                    m.tree.nodes.first().map_or(0, |n| n.value.len()),
+                                    data.x.ncols(),
+                                    n_classes
+                                ),
+                            ));
+                        }
+                        m.tree.clone()
+                    }
+                    None => tao::starting_tree(c, data.x, y, n_classes),
+                };
+                let optimizer = Tao::new(data.x, y, n_classes);
+                let outcome =
+                    optimizer.optimize(&mut tree, &vec![1.0; data.x.nrows()], c.max_passes);
+                Ok(HeuristicFit {
+                    model: FittedModel::Tree(data.tree_model(tao::NAME, c.criterion, tree)),
+                    iterations: outcome.passes as u64,
+                    hit_time_limit: false,
+                    note: format!(
+                        "{} after {} passes; training errors {} -> {}",
+                        if outcome.converged {
+                            "converged"
+                        } else {
+                            "pass limit"
+                        },
+                        outcome.passes,
+                        outcome.errors_before,
+                        outcome.errors_after
+                    ),
+                })
+            }
+            HeuristicConfig::Tmo(c) => {
+                let (y, n_classes) = classes_of(data, tmo::NAME)?;
+                let c = TmoConfig {
+                    seed: mix(c.seed),
+                    ..c.clone()
+                };
+                let outcome = c.run(data.x, y, n_classes)?;
+                Ok(HeuristicFit {
+                    model: FittedModel::Tree(data.tree_model(
+                        tmo::NAME,
+                        c.criterion,
+                        outcome.tree,
+                    )),
+                    iterations: outcome.generations as u64,
+                    hit_time_limit: outcome.hit_time_limit,
+                    note: format!(
+                        "{} generations; training accuracy {:.4} (best of the initial population {:.4})",
+                        outcome.generations, outcome.fitness, outcome.initial_fitness
+                    ),
+                })
+            }
         }
+    }
+}
+
+/// The class targets of `data`, or an error naming `learner` for a regression target.
+fn classes_of<'a>(data: &TrainingSet<'a>, learner: &str) -> Result<(&'a [usize], usize)> {
+    match data.targets {
+        Targets::Classes { y, n_classes } => Ok((y, n_classes)),
+        Targets::Values(_) => Err(GlassboxError::formulation(
+            learner,
+            "needs a classification target",
+        )),
     }
 }

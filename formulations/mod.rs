@@ -3,10 +3,13 @@
 //! point; it knows nothing about a particular solver.
 
 pub mod cart;
+pub mod forest;
 pub mod heuristic;
 pub mod logistic_l1;
 pub mod sorct;
 pub mod sorrt;
+pub mod tao;
+pub mod tmo;
 
 use crate::formulation::FormulationInfo;
 
@@ -17,5 +20,8 @@ pub fn all() -> Vec<FormulationInfo> {
         logistic_l1::info(),
         sorrt::info(),
         cart::info(),
+        forest::info(),
+        tao::info(),
+        tmo::info(),
     ]
 }

@@ -7,6 +7,7 @@ use clap::{Parser, Subcommand};
 use glassbox::data::{ColumnEncoding, CsvOptions, Encoding, Table};
 use glassbox::experiment::{self, ExperimentConfig};
 use glassbox::formulations::cart::{TreeModel, TREE_MODEL_KINDS};
+use glassbox::formulations::forest::{self, ForestModel};
 use glassbox::formulations::logistic_l1::{self, LogisticL1Model};
 use glassbox::formulations::sorct::{self, SorctModel};
 use glassbox::formulations::sorrt::{self, explain::Explanations, SorrtModel};
@@ -172,6 +173,7 @@ fn load_classifier(path: &Path) -> Result<Box<dyn Classifier>> {
         sorct::NAME => Box::new(SorctModel::load(path)?),
         logistic_l1::NAME => Box::new(LogisticL1Model::load(path)?),
         k if TREE_MODEL_KINDS.contains(&k) => Box::new(TreeModel::load(path)?),
+        forest::NAME => Box::new(ForestModel::load(path)?),
         _ => bail!(
             "{}: '{kind}' models cannot be used here yet",
             path.display()
@@ -185,6 +187,9 @@ fn load_regressor(path: &Path) -> Result<Option<Box<dyn Regressor>>> {
         sorrt::NAME => Some(Box::new(SorrtModel::load(path)?)),
         k if TREE_MODEL_KINDS.contains(&k) => Some(TreeModel::load(path)?)
             .filter(TreeModel::is_regression)
+            .map(|m| Box::new(m) as Box<dyn Regressor>),
+        forest::NAME => Some(ForestModel::load(path)?)
+            .filter(ForestModel::is_regression)
             .map(|m| Box::new(m) as Box<dyn Regressor>),
         _ => None,
     })
