@@ -32,6 +32,7 @@
 
 use crate::data::{self, ClassificationData, CsvOptions, MinMaxScaler, Table};
 use crate::formulation::NlpClassifierFormulation;
+use crate::formulations::heuristic::HeuristicConfig;
 use crate::formulations::logistic_l1::{self, LogisticL1Config};
 use crate::formulations::sorct::{self, SorctConfig};
 use crate::formulations::sorrt::{self, SorrtConfig};
@@ -50,6 +51,9 @@ use std::time::Instant;
 /// The regression path (S-ORRT): splits, multistart and results for
 /// `NlpRegressorFormulation`s.
 mod regression;
+
+/// The heuristic learners' path (CART, forest, TAO, TMO): no solver, no scaling.
+mod heuristic;
 
 /// Where the data come from.
 #[derive(Clone, Debug, Default, Deserialize, Serialize)]
@@ -158,6 +162,8 @@ pub enum FormulationConfig {
     LogisticL1(LogisticL1Config),
     /// S-ORRT (regression).
     Sorrt(SorrtConfig),
+    /// A heuristic learner (CART, forest, TAO, TMO); it takes no `[solver]` table.
+    Heuristic(HeuristicConfig),
 }
 
 impl FormulationConfig {
@@ -167,7 +173,13 @@ impl FormulationConfig {
             FormulationConfig::Sorct(_) => sorct::NAME,
             FormulationConfig::LogisticL1(_) => logistic_l1::NAME,
             FormulationConfig::Sorrt(_) => sorrt::NAME,
+            FormulationConfig::Heuristic(h) => h.name(),
         }
+    }
+
+    /// Whether it is solved by a backend (and so needs a `[solver]` table).
+    pub fn uses_solver(&self) -> bool {
+        !matches!(self, FormulationConfig::Heuristic(_))
     }
 }
 
@@ -195,7 +207,8 @@ struct RawConfig {
     #[serde(default)]
     split: SplitConfig,
     formulation: toml::Table,
-    solver: toml::Table,
+    #[serde(default)]
+    solver: Option<toml::Table>,
     #[serde(default)]
     multistart: MultistartConfig,
 }
@@ -230,6 +243,13 @@ impl ExperimentConfig {
                     bad(format!("[formulation]: {}", one_line(&e.to_string())))
                 })?)
             }
+            other if HeuristicConfig::parse(other, toml::Table::new()).is_some() => {
+                FormulationConfig::Heuristic(
+                    HeuristicConfig::parse(other, formulation)
+                        .expect("a heuristic learner")
+                        .map_err(|e| bad(format!("[formulation]: {}", one_line(&e))))?,
+                )
+            }
             other => {
                 let known: Vec<&str> = crate::formulations::all().iter().map(|f| f.name).collect();
                 return Err(bad(format!(
@@ -238,14 +258,30 @@ impl ExperimentConfig {
                 )));
             }
         };
-        let mut solver = raw.solver;
-        let solver_name = take_name(&mut solver)
-            .ok_or_else(|| bad("[solver] needs a name, e.g. name = \"ipopt\"".into()))?;
-        let options: SolveOptions = solver
-            .try_into()
-            .map_err(|e: toml::de::Error| bad(format!("[solver]: {}", one_line(&e.to_string()))))?;
-        let entry = registry::find(&solver_name)?;
-        registry::validate_options(&entry, &options)?;
+        let (solver_name, options) = match (raw.solver, formulation.uses_solver()) {
+            (Some(mut solver), true) => {
+                let solver_name = take_name(&mut solver)
+                    .ok_or_else(|| bad("[solver] needs a name, e.g. name = \"ipopt\"".into()))?;
+                let options: SolveOptions = solver.try_into().map_err(|e: toml::de::Error| {
+                    bad(format!("[solver]: {}", one_line(&e.to_string())))
+                })?;
+                let entry = registry::find(&solver_name)?;
+                registry::validate_options(&entry, &options)?;
+                (solver_name, options)
+            }
+            (None, true) => {
+                return Err(bad(
+                    "a [solver] table is needed, e.g. [solver] name = \"ipopt\"".into(),
+                ))
+            }
+            (Some(_), false) => {
+                return Err(bad(format!(
+                    "'{}' is a heuristic learner and uses no solver: remove the [solver] table",
+                    formulation.name()
+                )))
+            }
+            (None, false) => ("none".to_string(), SolveOptions::default()),
+        };
         let split = raw.split;
         if !(split.test_fraction > 0.0 && split.test_fraction < 1.0) {
             return Err(bad(format!(
@@ -485,6 +521,9 @@ pub fn run(
         )));
     }
     let (table, fixed_train) = config.load_data()?;
+    if let FormulationConfig::Heuristic(h) = &config.formulation {
+        return heuristic::run_heuristic(config, h, &table, fixed_train, out_dir, &results_path);
+    }
     if let FormulationConfig::Sorrt(f) = &config.formulation {
         return regression::run_regression(
             config,
@@ -516,7 +555,9 @@ pub fn run(
             &results_path,
             progress,
         ),
-        FormulationConfig::Sorrt(_) => unreachable!("regression returned above"),
+        FormulationConfig::Sorrt(_) | FormulationConfig::Heuristic(_) => {
+            unreachable!("regression and heuristic learners returned above")
+        }
     }
 }
 

@@ -6,6 +6,8 @@ use anyhow::{bail, Context, Result};
 use clap::{Parser, Subcommand};
 use glassbox::data::{ColumnEncoding, CsvOptions, Encoding, Table};
 use glassbox::experiment::{self, ExperimentConfig};
+use glassbox::formulations::cart::{TreeModel, TREE_MODEL_KINDS};
+use glassbox::formulations::forest::{self, ForestModel};
 use glassbox::formulations::logistic_l1::{self, LogisticL1Model};
 use glassbox::formulations::sorct::{self, SorctModel};
 use glassbox::formulations::sorrt::{self, explain::Explanations, SorrtModel};
@@ -170,6 +172,8 @@ fn load_classifier(path: &Path) -> Result<Box<dyn Classifier>> {
     Ok(match kind.as_str() {
         sorct::NAME => Box::new(SorctModel::load(path)?),
         logistic_l1::NAME => Box::new(LogisticL1Model::load(path)?),
+        k if TREE_MODEL_KINDS.contains(&k) => Box::new(TreeModel::load(path)?),
+        forest::NAME => Box::new(ForestModel::load(path)?),
         _ => bail!(
             "{}: '{kind}' models cannot be used here yet",
             path.display()
@@ -181,6 +185,12 @@ fn load_classifier(path: &Path) -> Result<Box<dyn Classifier>> {
 fn load_regressor(path: &Path) -> Result<Option<Box<dyn Regressor>>> {
     Ok(match model_kind(path)?.as_str() {
         sorrt::NAME => Some(Box::new(SorrtModel::load(path)?)),
+        k if TREE_MODEL_KINDS.contains(&k) => Some(TreeModel::load(path)?)
+            .filter(TreeModel::is_regression)
+            .map(|m| Box::new(m) as Box<dyn Regressor>),
+        forest::NAME => Some(ForestModel::load(path)?)
+            .filter(ForestModel::is_regression)
+            .map(|m| Box::new(m) as Box<dyn Regressor>),
         _ => None,
     })
 }

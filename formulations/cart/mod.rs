@@ -1,0 +1,352 @@
+//! CART (Breiman et al. 1984; the thesis' section 3.1): greedy axis-aligned classification
+//! trees (Gini or entropy) and regression trees (squared error) with a depth limit,
+//! minimum rows per leaf and per split, and minimal cost-complexity pruning (`ccp_alpha`,
+//! as scikit-learn defines it). The baseline every tree table compares against, and the
+//! tree type ([`tree::AxisTree`], [`TreeModel`]) the other heuristic learners (forest,
+//! TAO, TMO) share.
+//!
+//! Trees split the encoded features of the user's table without scaling, so thresholds
+//! are in the user's units.
+//!
+//! Depends on the core only (`data`, `model`, `metrics`, `formulation`).
+
+pub mod grow;
+pub mod prune;
+pub mod tree;
+
+use crate::data::{ColumnEncoding, Encoding};
+use crate::formulation::{FormulationInfo, ParamSpec};
+use crate::model::{Classifier, Regressor};
+use crate::{GlassboxError, Result};
+use grow::{Criterion, GrowParams, Targets};
+use nalgebra::DMatrix;
+use serde::{Deserialize, Serialize};
+use std::fmt::Write as _;
+use std::path::Path;
+use tree::AxisTree;
+
+/// The name configs and saved models use.
+pub const NAME: &str = "cart";
+
+/// The `[formulation]` table of CART.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct CartConfig {
+    /// "gini", "entropy" (classification) or "squared_error" (regression).
+    pub criterion: Criterion,
+    /// Maximum depth; none for no limit.
+    pub depth: Option<usize>,
+    /// Minimum rows per leaf.
+    pub min_leaf: usize,
+    /// Minimum rows for a node to be split.
+    pub min_split: usize,
+    /// Cost-complexity pruning parameter (0: no pruning).
+    pub ccp_alpha: f64,
+}
+
+impl Default for CartConfig {
+    fn default() -> Self {
+        CartConfig {
+            criterion: Criterion::Gini,
+            depth: None,
+            min_leaf: 1,
+            min_split: 2,
+            ccp_alpha: 0.0,
+        }
+    }
+}
+
+/// The description `glassbox formulations` prints.
+pub fn info() -> FormulationInfo {
+    FormulationInfo {
+        name: NAME,
+        kind: "heuristic",
+        description: "CART: greedy axis-aligned classification (gini, entropy) or regression (squared_error) tree, cost-complexity pruning (thesis 3.1)",
+        parameters: TREE_PARAMS,
+    }
+}
+
+/// The parameters of a single CART tree, shared by the learners that grow one.
+pub const TREE_PARAMS: &[ParamSpec] = &[
+    ParamSpec {
+        name: "criterion",
+        default: "\"gini\"",
+        help: "gini | entropy (classification) | squared_error (regression)",
+    },
+    ParamSpec {
+        name: "depth",
+        default: "",
+        help: "maximum depth D (edges root to leaf); none for no limit",
+    },
+    ParamSpec {
+        name: "min_leaf",
+        default: "1",
+        help: "minimum training rows per leaf",
+    },
+    ParamSpec {
+        name: "min_split",
+        default: "2",
+        help: "minimum training rows for a node to be split",
+    },
+    ParamSpec {
+        name: "ccp_alpha",
+        default: "0.0",
+        help: "cost-complexity pruning alpha (scikit-learn's definition)",
+    },
+];
+
+impl CartConfig {
+    /// Checks the parameters; `regression` says which task the data are.
+    pub fn check(&self, regression: bool) -> Result<()> {
+        let err = |m: String| Err(GlassboxError::formulation(NAME, m));
+        if self.criterion.is_regression() != regression {
+            return err(format!(
+                "criterion '{}' is for {}; use {}",
+                self.criterion.as_str(),
+                if regression {
+                    "classification but the target is numeric (regression)"
+                } else {
+                    "regression"
+                },
+                if regression {
+                    "\"squared_error\""
+                } else {
+                    "\"gini\" or \"entropy\" for classification"
+                }
+            ));
+        }
+        if self.min_leaf == 0 {
+            return err("min_leaf must be at least 1".into());
+        }
+        if self.min_split < 2 {
+            return err(format!(
+                "min_split must be at least 2, got {}",
+                self.min_split
+            ));
+        }
+        if !(self.ccp_alpha.is_finite() && self.ccp_alpha >= 0.0) {
+            return err(format!(
+                "ccp_alpha must be a finite number >= 0, got {}",
+                self.ccp_alpha
+            ));
+        }
+        Ok(())
+    }
+
+    /// How trees grow under this config (all features per node).
+    pub fn grow_params(&self) -> GrowParams {
+        GrowParams {
+            criterion: self.criterion,
+            max_depth: self.depth,
+            min_samples_leaf: self.min_leaf,
+            min_samples_split: self.min_split,
+            max_features: None,
+        }
+    }
+
+    /// Grows and prunes a tree on the rows of `x` with positive `weights`.
+    pub fn fit_tree(&self, x: &DMatrix<f64>, targets: Targets<'_>, weights: &[f64]) -> AxisTree {
+        let mut tree = grow::grow(x, targets, weights, &self.grow_params(), None);
+        prune::prune(&mut tree, self.ccp_alpha);
+        tree
+    }
+}
+
+/// What a tree model predicts.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TreeTask {
+    /// Classes, in the order of the leaf values.
+    Classification {
+        /// Class labels.
+        classes: Vec<String>,
+    },
+    /// A number.
+    Regression {
+        /// The target column.
+        target: String,
+    },
+}
+
+/// A fitted axis-aligned tree with what it needs to predict on the user's table and to
+/// describe itself: the model file of CART, TAO and TMO (`learner` names which).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TreeModel {
+    /// The formulation that made it ("cart", "tao", "tmo"): the kind of its model file.
+    pub learner: String,
+    /// The criterion it was grown with.
+    pub criterion: Criterion,
+    /// Classes or target.
+    pub task: TreeTask,
+    /// Encoded feature names.
+    pub feature_names: Vec<String>,
+    /// How raw columns are encoded (applied to new data at predict).
+    pub encoding: Encoding,
+    /// The tree.
+    pub tree: AxisTree,
+}
+
+/// The learners whose model file is a [`TreeModel`].
+pub const TREE_MODEL_KINDS: &[&str] = &[NAME, "tao", "tmo"];
+
+impl TreeModel {
+    /// Saves the model as JSON, tagged with its learner.
+    pub fn save(&self, path: &Path) -> Result<()> {
+        crate::model::save_json(path, &self.learner, self)
+    }
+
+    /// Loads a tree saved by any learner of [`TREE_MODEL_KINDS`].
+    pub fn load(path: &Path) -> Result<Self> {
+        let kind = crate::model::model_kind(path)?;
+        match TREE_MODEL_KINDS.iter().find(|k| **k == kind) {
+            Some(k) => crate::model::load_json(path, k),
+            None => Err(GlassboxError::Model {
+                file: path.display().to_string(),
+                message: format!(
+                    "this is a '{kind}' model, expected a tree of {}",
+                    TREE_MODEL_KINDS.join(", ")
+                ),
+            }),
+        }
+    }
+
+    /// Whether it is a regression tree.
+    pub fn is_regression(&self) -> bool {
+        matches!(self.task, TreeTask::Regression { .. })
+    }
+
+    /// Local and global sparsity (percent) of its splits, each split using one feature.
+    pub fn sparsity(&self) -> (f64, f64) {
+        let a = self.tree.coefficient_matrix(self.feature_names.len());
+        (
+            crate::metrics::delta_local(&a, 0.0),
+            crate::metrics::delta_global(&a, 0.0),
+        )
+    }
+
+    /// The tree as indented rules in the user's units.
+    fn text(&self) -> String {
+        let mut out = String::new();
+        let _ = writeln!(
+            out,
+            "{} tree ({}), depth {}, {} leaves",
+            self.learner.to_uppercase(),
+            self.criterion.as_str(),
+            self.tree.depth(),
+            self.tree.n_leaves()
+        );
+        let conditions = split_texts(&self.encoding, &self.feature_names);
+        self.write_node(&mut out, 0, 0, &conditions);
+        out
+    }
+
+    fn write_node(&self, out: &mut String, t: usize, indent: usize, conditions: &SplitTexts) {
+        let pad = "  ".repeat(indent);
+        let node = &self.tree.nodes[t];
+        match &node.branch {
+            Some(b) => {
+                let (left, right) = conditions(b.split.feature, b.split.threshold);
+                let _ = writeln!(out, "{pad}if {left}:");
+                self.write_node(out, b.left, indent + 1, conditions);
+                let _ = writeln!(out, "{pad}else ({right}):");
+                self.write_node(out, b.right, indent + 1, conditions);
+            }
+            None => {
+                let what = match &self.task {
+                    TreeTask::Classification { classes } => {
+                        let k = node.class();
+                        format!(
+                            "class {} (fraction {:.3})",
+                            classes.get(k).map_or("?", |s| s.as_str()),
+                            node.value.get(k).copied().unwrap_or(f64::NAN)
+                        )
+                    }
+                    TreeTask::Regression { target } => {
+                        format!("{target} = {:.4}", node.value.first().unwrap_or(&f64::NAN))
+                    }
+                };
+                let _ = writeln!(out, "{pad}{what}  [{} training rows]", node.n_samples);
+            }
+        }
+    }
+}
+
+/// Texts of the two sides of a split (feature, threshold).
+type SplitTexts = dyn Fn(usize, f64) -> (String, String);
+
+/// "name <= t" / "name > t" for a numeric feature, "col != level" / "col == level" for a
+/// dummy feature split between 0 and 1.
+fn split_texts(encoding: &Encoding, names: &[String]) -> Box<SplitTexts> {
+    let mut dummies: Vec<Option<(String, String)>> = Vec::new();
+    for c in &encoding.columns {
+        match c {
+            ColumnEncoding::Numeric { .. } => dummies.push(None),
+            ColumnEncoding::Dummies { name, kept, .. } => {
+                dummies.extend(kept.iter().map(|l| Some((name.clone(), l.clone()))))
+            }
+        }
+    }
+    let names = names.to_vec();
+    Box::new(move |j, threshold| {
+        if let Some(Some((col, level))) = dummies.get(j) {
+            if (0.0..1.0).contains(&threshold) {
+                return (format!("{col} != {level}"), format!("{col} == {level}"));
+            }
+        }
+        let name = names.get(j).map_or("?", |s| s.as_str());
+        (
+            format!("{name} <= {threshold:.6}"),
+            format!("{name} > {threshold:.6}"),
+        )
+    })
+}
+
+impl Classifier for TreeModel {
+    fn classes(&self) -> &[String] {
+        match &self.task {
+            TreeTask::Classification { classes } => classes,
+            TreeTask::Regression { .. } => &[],
+        }
+    }
+
+    fn encoding(&self) -> &Encoding {
+        &self.encoding
+    }
+
+    fn describe(&self) -> String {
+        self.text()
+    }
+
+    fn predict_proba(&self, x: &DMatrix<f64>) -> DMatrix<f64> {
+        let k = self.classes().len();
+        let values = self.tree.values(x);
+        DMatrix::from_fn(x.nrows(), k, |i, c| {
+            values[i].get(c).copied().unwrap_or(0.0)
+        })
+    }
+}
+
+impl Regressor for TreeModel {
+    fn target(&self) -> &str {
+        match &self.task {
+            TreeTask::Regression { target } => target,
+            TreeTask::Classification { .. } => "",
+        }
+    }
+
+    fn encoding(&self) -> &Encoding {
+        &self.encoding
+    }
+
+    fn describe(&self) -> String {
+        self.text()
+    }
+
+    fn predict(&self, x: &DMatrix<f64>) -> Vec<f64> {
+        self.tree
+            .values(x)
+            .iter()
+            .map(|v| v.first().copied().unwrap_or(f64::NAN))
+            .collect()
+    }
+}

@@ -1,0 +1,358 @@
+//! Random forest (Breiman 2001): CART trees grown on bootstrap samples with a random subset
+//! of `max_features` features drawn at every node; the forest predicts the mean of its
+//! trees' class fractions (scikit-learn's soft vote) or values. It is a learner of its own
+//! and TMO's initial population (thesis, Algorithm 3, line 2).
+//!
+//! Seeded and parallel: tree `t` draws its bootstrap sample and its features from its own
+//! generator (ChaCha8 seeded with `seed`, stream `t`), and the trees are grown in parallel
+//! with rayon and collected in order, so a seed gives the same forest whatever the number
+//! of threads.
+//!
+//! Depends on the core and on `cart` (the tree type and its growth).
+
+use crate::data::Encoding;
+use crate::formulation::{FormulationInfo, ParamSpec};
+use crate::formulations::cart::grow::{self, Criterion, GrowParams, Targets};
+use crate::formulations::cart::tree::AxisTree;
+use crate::formulations::cart::{CartConfig, TreeTask};
+use crate::model::{Classifier, Regressor};
+use crate::{GlassboxError, Result};
+use nalgebra::DMatrix;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+use std::fmt::Write as _;
+use std::path::Path;
+
+/// The name configs and saved models use.
+pub const NAME: &str = "forest";
+
+/// How many features each node draws.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum MaxFeatures {
+    /// This many.
+    Count(usize),
+    /// This fraction of p (rounded down, at least 1).
+    Fraction(f64),
+    /// "sqrt", "log2" (of p, rounded down, at least 1) or "all".
+    Rule(String),
+}
+
+impl MaxFeatures {
+    /// The number of features for `p` features.
+    pub fn resolve(&self, p: usize) -> Result<usize> {
+        let err = |m: String| Err(GlassboxError::formulation(NAME, m));
+        let m = match self {
+            MaxFeatures::Count(m) if *m >= 1 => *m,
+            MaxFeatures::Count(_) => return err("max_features must be at least 1".into()),
+            MaxFeatures::Fraction(f) if *f > 0.0 && *f <= 1.0 => (f * p as f64) as usize,
+            MaxFeatures::Fraction(f) => {
+                return err(format!("max_features as a fraction must be in (0, 1], got {f}"))
+            }
+            MaxFeatures::Rule(r) => match r.as_str() {
+                "sqrt" => (p as f64).sqrt() as usize,
+                "log2" => (p as f64).log2() as usize,
+                "all" => p,
+                other => {
+                    return err(format!(
+                        "max_features '{other}' is unknown: use \"sqrt\", \"log2\", \"all\", a count or a fraction"
+                    ))
+                }
+            },
+        };
+        Ok(m.clamp(1, p.max(1)))
+    }
+}
+
+/// The `[formulation]` table of the random forest.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ForestConfig {
+    /// Number of trees.
+    pub n_trees: usize,
+    /// Criterion of the trees.
+    pub criterion: Criterion,
+    /// Maximum depth of the trees; none for no limit.
+    pub depth: Option<usize>,
+    /// Minimum rows per leaf.
+    pub min_leaf: usize,
+    /// Minimum rows to split a node.
+    pub min_split: usize,
+    /// Features drawn per node; default "sqrt" for classification, "all" for regression
+    /// (scikit-learn's defaults).
+    pub max_features: Option<MaxFeatures>,
+    /// Grow each tree on a bootstrap sample (else on every row).
+    pub bootstrap: bool,
+    /// Seed.
+    pub seed: u64,
+}
+
+impl Default for ForestConfig {
+    fn default() -> Self {
+        ForestConfig {
+            n_trees: 100,
+            criterion: Criterion::Gini,
+            depth: None,
+            min_leaf: 1,
+            min_split: 2,
+            max_features: None,
+            bootstrap: true,
+            seed: 1,
+        }
+    }
+}
+
+/// The description `glassbox formulations` prints.
+pub fn info() -> FormulationInfo {
+    const PARAMS: &[ParamSpec] = &[
+        ParamSpec {
+            name: "n_trees",
+            default: "100",
+            help: "number of trees",
+        },
+        ParamSpec {
+            name: "criterion",
+            default: "\"gini\"",
+            help: "gini | entropy | squared_error (regression)",
+        },
+        ParamSpec {
+            name: "depth",
+            default: "",
+            help: "maximum depth of each tree; none for no limit",
+        },
+        ParamSpec {
+            name: "min_leaf",
+            default: "1",
+            help: "minimum training rows per leaf",
+        },
+        ParamSpec {
+            name: "min_split",
+            default: "2",
+            help: "minimum training rows to split a node",
+        },
+        ParamSpec {
+            name: "max_features",
+            default: "",
+            help: "features drawn per node: \"sqrt\" | \"log2\" | \"all\" | count | fraction (default sqrt, all for regression)",
+        },
+        ParamSpec {
+            name: "bootstrap",
+            default: "true",
+            help: "grow each tree on a bootstrap sample",
+        },
+        ParamSpec {
+            name: "seed",
+            default: "1",
+            help: "seed of the bootstrap samples and feature draws",
+        },
+    ];
+    FormulationInfo {
+        name: NAME,
+        kind: "heuristic",
+        description: "random forest of CART trees: bootstrap samples, max_features per node, seeded and parallel",
+        parameters: PARAMS,
+    }
+}
+
+impl ForestConfig {
+    /// The CART parameters of one tree.
+    fn cart(&self) -> CartConfig {
+        CartConfig {
+            criterion: self.criterion,
+            depth: self.depth,
+            min_leaf: self.min_leaf,
+            min_split: self.min_split,
+            ccp_alpha: 0.0,
+        }
+    }
+
+    /// Checks the parameters for a task with `p` features.
+    pub fn check(&self, regression: bool, p: usize) -> Result<()> {
+        self.cart()
+            .check(regression)
+            .map_err(|e| GlassboxError::formulation(NAME, e.to_string()))?;
+        if self.n_trees == 0 {
+            return Err(GlassboxError::formulation(
+                NAME,
+                "n_trees must be at least 1",
+            ));
+        }
+        self.max_features(regression).resolve(p).map(|_| ())
+    }
+
+    fn max_features(&self, regression: bool) -> MaxFeatures {
+        self.max_features.clone().unwrap_or_else(|| {
+            MaxFeatures::Rule(if regression { "all" } else { "sqrt" }.to_string())
+        })
+    }
+
+    /// Grows the forest's trees on the rows of `x` (see the module comment).
+    pub fn fit_trees(&self, x: &DMatrix<f64>, targets: Targets<'_>) -> Result<Vec<AxisTree>> {
+        let regression = matches!(targets, Targets::Values(_));
+        let m = self.max_features(regression).resolve(x.ncols())?;
+        let params = GrowParams {
+            max_features: Some(m),
+            ..self.cart().grow_params()
+        };
+        let n = x.nrows();
+        Ok((0..self.n_trees)
+            .into_par_iter()
+            .map(|t| {
+                let mut rng = ChaCha8Rng::seed_from_u64(self.seed);
+                rng.set_stream(t as u64);
+                let weights = if self.bootstrap {
+                    bootstrap_weights(n, &mut rng)
+                } else {
+                    vec![1.0; n]
+                };
+                grow::grow(x, targets, &weights, &params, Some(&mut rng))
+            })
+            .collect())
+    }
+}
+
+/// A bootstrap sample of `n` rows as weights: how many times each row was drawn.
+pub fn bootstrap_weights(n: usize, rng: &mut ChaCha8Rng) -> Vec<f64> {
+    let mut w = vec![0.0; n];
+    for _ in 0..n {
+        w[rng.random_range(0..n)] += 1.0;
+    }
+    w
+}
+
+/// A fitted random forest.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ForestModel {
+    /// Criterion of the trees.
+    pub criterion: Criterion,
+    /// Classes or target.
+    pub task: TreeTask,
+    /// Encoded feature names.
+    pub feature_names: Vec<String>,
+    /// How raw columns are encoded.
+    pub encoding: Encoding,
+    /// The trees.
+    pub trees: Vec<AxisTree>,
+}
+
+impl ForestModel {
+    /// Saves the model as JSON.
+    pub fn save(&self, path: &Path) -> Result<()> {
+        crate::model::save_json(path, NAME, self)
+    }
+
+    /// Loads a model saved by [`ForestModel::save`].
+    pub fn load(path: &Path) -> Result<Self> {
+        crate::model::load_json(path, NAME)
+    }
+
+    /// Whether it is a regression forest.
+    pub fn is_regression(&self) -> bool {
+        matches!(self.task, TreeTask::Regression { .. })
+    }
+
+    /// Local and global sparsity (percent) over the splits of all trees.
+    pub fn sparsity(&self) -> (f64, f64) {
+        let p = self.feature_names.len();
+        let blocks: Vec<DMatrix<f64>> =
+            self.trees.iter().map(|t| t.coefficient_matrix(p)).collect();
+        let cols: usize = blocks.iter().map(|b| b.ncols()).sum();
+        let mut a = DMatrix::zeros(p, cols);
+        let mut c = 0;
+        for b in &blocks {
+            a.columns_mut(c, b.ncols()).copy_from(b);
+            c += b.ncols();
+        }
+        (
+            crate::metrics::delta_local(&a, 0.0),
+            crate::metrics::delta_global(&a, 0.0),
+        )
+    }
+
+    /// The mean of the trees' leaf values per row.
+    fn mean_values(&self, x: &DMatrix<f64>, width: usize) -> DMatrix<f64> {
+        let mut sum = DMatrix::zeros(x.nrows(), width);
+        for tree in &self.trees {
+            for (i, v) in tree.values(x).iter().enumerate() {
+                for (c, value) in v.iter().enumerate().take(width) {
+                    sum[(i, c)] += value;
+                }
+            }
+        }
+        sum / self.trees.len().max(1) as f64
+    }
+
+    fn text(&self) -> String {
+        let mut out = String::new();
+        let depths: Vec<usize> = self.trees.iter().map(AxisTree::depth).collect();
+        let leaves: usize = self.trees.iter().map(AxisTree::n_leaves).sum();
+        let _ = writeln!(
+            out,
+            "random forest ({}) of {} trees, depth {} to {}, {:.1} leaves per tree",
+            self.criterion.as_str(),
+            self.trees.len(),
+            depths.iter().min().unwrap_or(&0),
+            depths.iter().max().unwrap_or(&0),
+            leaves as f64 / self.trees.len().max(1) as f64
+        );
+        let mut uses = vec![0usize; self.feature_names.len()];
+        for t in &self.trees {
+            for s in t.splits() {
+                if let Some(u) = uses.get_mut(s.feature) {
+                    *u += 1;
+                }
+            }
+        }
+        let mut order: Vec<usize> = (0..uses.len()).filter(|&j| uses[j] > 0).collect();
+        order.sort_by_key(|&j| std::cmp::Reverse(uses[j]));
+        let _ = writeln!(out, "features by number of splits:");
+        for j in order.iter().take(15) {
+            let _ = writeln!(out, "  {:<30} {}", self.feature_names[*j], uses[*j]);
+        }
+        out
+    }
+}
+
+impl Classifier for ForestModel {
+    fn classes(&self) -> &[String] {
+        match &self.task {
+            TreeTask::Classification { classes } => classes,
+            TreeTask::Regression { .. } => &[],
+        }
+    }
+
+    fn encoding(&self) -> &Encoding {
+        &self.encoding
+    }
+
+    fn describe(&self) -> String {
+        self.text()
+    }
+
+    fn predict_proba(&self, x: &DMatrix<f64>) -> DMatrix<f64> {
+        self.mean_values(x, self.classes().len())
+    }
+}
+
+impl Regressor for ForestModel {
+    fn target(&self) -> &str {
+        match &self.task {
+            TreeTask::Regression { target } => target,
+            TreeTask::Classification { .. } => "",
+        }
+    }
+
+    fn encoding(&self) -> &Encoding {
+        &self.encoding
+    }
+
+    fn describe(&self) -> String {
+        self.text()
+    }
+
+    fn predict(&self, x: &DMatrix<f64>) -> Vec<f64> {
+        self.mean_values(x, 1).column(0).iter().copied().collect()
+    }
+}
