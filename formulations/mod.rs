@@ -3,6 +3,7 @@
 //! point; it knows nothing about a particular solver.
 
 pub mod logistic_l1;
+pub mod oct;
 pub mod sorct;
 pub mod sorrt;
 
@@ -10,5 +11,11 @@ use crate::formulation::FormulationInfo;
 
 /// Every formulation compiled into glassbox, for `glassbox formulations`.
 pub fn all() -> Vec<FormulationInfo> {
-    vec![sorct::info(), logistic_l1::info(), sorrt::info()]
+    vec![
+        sorct::info(),
+        logistic_l1::info(),
+        sorrt::info(),
+        oct::info(),
+        oct::info_h(),
+    ]
 }

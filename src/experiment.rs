@@ -33,6 +33,7 @@
 use crate::data::{self, ClassificationData, CsvOptions, MinMaxScaler, Table};
 use crate::formulation::NlpClassifierFormulation;
 use crate::formulations::logistic_l1::{self, LogisticL1Config};
+use crate::formulations::oct::{self, OctConfig, OcthConfig};
 use crate::formulations::sorct::{self, SorctConfig};
 use crate::formulations::sorrt::{self, SorrtConfig};
 use crate::metrics;
@@ -50,6 +51,10 @@ use std::time::Instant;
 /// The regression path (S-ORRT): splits, multistart and results for
 /// `NlpRegressorFormulation`s.
 mod regression;
+
+/// The MILP path (OCT, OCT-H): one solve per split with a MIP start, MILP statistics in
+/// the results.
+mod milp;
 
 /// Where the data come from.
 #[derive(Clone, Debug, Default, Deserialize, Serialize)]
@@ -158,6 +163,10 @@ pub enum FormulationConfig {
     LogisticL1(LogisticL1Config),
     /// S-ORRT (regression).
     Sorrt(SorrtConfig),
+    /// OCT (MILP).
+    Oct(OctConfig),
+    /// OCT-H (MILP).
+    OctH(OcthConfig),
 }
 
 impl FormulationConfig {
@@ -167,6 +176,8 @@ impl FormulationConfig {
             FormulationConfig::Sorct(_) => sorct::NAME,
             FormulationConfig::LogisticL1(_) => logistic_l1::NAME,
             FormulationConfig::Sorrt(_) => sorrt::NAME,
+            FormulationConfig::Oct(_) => oct::NAME,
+            FormulationConfig::OctH(_) => oct::NAME_H,
         }
     }
 }
@@ -227,6 +238,16 @@ impl ExperimentConfig {
             )?),
             sorrt::NAME => {
                 FormulationConfig::Sorrt(formulation.try_into().map_err(|e: toml::de::Error| {
+                    bad(format!("[formulation]: {}", one_line(&e.to_string())))
+                })?)
+            }
+            oct::NAME => {
+                FormulationConfig::Oct(formulation.try_into().map_err(|e: toml::de::Error| {
+                    bad(format!("[formulation]: {}", one_line(&e.to_string())))
+                })?)
+            }
+            oct::NAME_H => {
+                FormulationConfig::OctH(formulation.try_into().map_err(|e: toml::de::Error| {
                     bad(format!("[formulation]: {}", one_line(&e.to_string())))
                 })?)
             }
@@ -429,6 +450,23 @@ pub struct SolveRecord {
     pub n_train: usize,
     /// Test rows.
     pub n_test: usize,
+    /// The MILP statistics `mip_gap`, `dual_bound`, `nodes` (MILP formulations only).
+    #[serde(flatten, default, skip_serializing_if = "Option::is_none")]
+    pub milp: Option<MilpStats>,
+}
+
+/// The MILP statistics of a results line (left out where the backend gave none).
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct MilpStats {
+    /// Relative gap between the incumbent and the dual bound.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mip_gap: Option<f64>,
+    /// The backend's proven bound on the optimal objective.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dual_bound: Option<f64>,
+    /// Branch-and-bound nodes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nodes: Option<u64>,
 }
 
 fn nan() -> f64 {
@@ -508,6 +546,24 @@ pub fn run(
             progress,
         ),
         FormulationConfig::LogisticL1(f) => run_formulation(
+            config,
+            f,
+            &data,
+            fixed_train,
+            out_dir,
+            &results_path,
+            progress,
+        ),
+        FormulationConfig::Oct(f) => milp::run_milp_formulation(
+            config,
+            f,
+            &data,
+            fixed_train,
+            out_dir,
+            &results_path,
+            progress,
+        ),
+        FormulationConfig::OctH(f) => milp::run_milp_formulation(
             config,
             f,
             &data,
@@ -763,6 +819,7 @@ fn fit_split<F: NlpClassifierFormulation>(
             iterations: result.iterations,
             n_train: train.len(),
             n_test: test.len(),
+            milp: None,
         });
     }
     let model = best.map(|(_, s, model)| {
@@ -886,5 +943,6 @@ pub fn summary_table(records: &[SolveRecord]) -> String {
     out.push_str(&solves_line(
         records.iter().map(|r| (r.solve_seconds, r.status.as_str())),
     ));
+    out.push_str(&milp::stats_lines(records));
     out
 }
