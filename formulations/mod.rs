@@ -6,6 +6,7 @@ pub mod cart;
 pub mod forest;
 pub mod heuristic;
 pub mod logistic_l1;
+pub mod oct;
 pub mod sorct;
 pub mod sorrt;
 pub mod tao;
@@ -23,5 +24,7 @@ pub fn all() -> Vec<FormulationInfo> {
         forest::info(),
         tao::info(),
         tmo::info(),
+        oct::info(),
+        oct::info_h(),
     ]
 }

@@ -306,6 +306,9 @@ impl MilpSolver for CbcSolver {
             let remaining = limit.map(|l| l.saturating_sub(spent));
             report = settle_unbounded_or_infeasible(problem, options, remaining);
         }
+        if let Some(start) = &start {
+            report = keep_lost_start(original, report, start);
+        }
         Ok(milp::assemble_result(
             NAME,
             original,
@@ -313,6 +316,43 @@ impl MilpSolver for CbcSolver {
             start.as_deref(),
             clock.elapsed().as_secs_f64(),
         ))
+    }
+}
+
+/// CBC 2.10 can lose a MIP start given through `Cbc_setInitialSolution` while keeping the
+/// cutoff it implies (its integer preprocessing rebuilds the model): it then reports the
+/// problem infeasible, or "optimal" with a point worse than the start (found by the OCT
+/// tests, with a start that was itself optimal). A search that finished under that cutoff
+/// proved that nothing is better than the start, so a feasible start that beats CBC's answer
+/// is the optimum; `raw_status` says so. A bound above the start's objective is dropped.
+fn keep_lost_start(problem: &MilpProblem, report: BackendReport, start: &[f64]) -> BackendReport {
+    let finished = matches!(
+        report.status,
+        TerminationStatus::Optimal | TerminationStatus::Infeasible
+    );
+    if !finished || !problem.is_feasible(start) {
+        return report;
+    }
+    let start_objective = problem.objective_value(start);
+    let beaten = report.primal.as_deref().is_none_or(|x| {
+        report.status != TerminationStatus::Optimal
+            || problem.better(start_objective, problem.objective_value(x))
+    });
+    if !beaten {
+        return report;
+    }
+    let dual_bound = report
+        .dual_bound
+        .filter(|&b| !problem.better(start_objective, b));
+    BackendReport {
+        status: TerminationStatus::Optimal,
+        primal: Some(start.to_vec()),
+        dual_bound,
+        raw_status: format!(
+            "{}; CBC lost the MIP start under its own cutoff: the start is optimal (glassbox kept it)",
+            report.raw_status
+        ),
+        ..report
     }
 }
 

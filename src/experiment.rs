@@ -34,6 +34,7 @@ use crate::data::{self, ClassificationData, CsvOptions, MinMaxScaler, Table};
 use crate::formulation::NlpClassifierFormulation;
 use crate::formulations::heuristic::HeuristicConfig;
 use crate::formulations::logistic_l1::{self, LogisticL1Config};
+use crate::formulations::oct::{self, OctConfig, OcthConfig};
 use crate::formulations::sorct::{self, SorctConfig};
 use crate::formulations::sorrt::{self, SorrtConfig};
 use crate::metrics;
@@ -54,6 +55,9 @@ mod regression;
 
 /// The heuristic learners' path (CART, forest, TAO, TMO): no solver, no scaling.
 mod heuristic;
+/// The MILP path (OCT, OCT-H): one solve per split with a MIP start, MILP statistics in
+/// the results.
+mod milp;
 
 /// Where the data come from.
 #[derive(Clone, Debug, Default, Deserialize, Serialize)]
@@ -164,6 +168,10 @@ pub enum FormulationConfig {
     Sorrt(SorrtConfig),
     /// A heuristic learner (CART, forest, TAO, TMO); it takes no `[solver]` table.
     Heuristic(HeuristicConfig),
+    /// OCT (MILP).
+    Oct(OctConfig),
+    /// OCT-H (MILP).
+    OctH(OcthConfig),
 }
 
 impl FormulationConfig {
@@ -174,6 +182,8 @@ impl FormulationConfig {
             FormulationConfig::LogisticL1(_) => logistic_l1::NAME,
             FormulationConfig::Sorrt(_) => sorrt::NAME,
             FormulationConfig::Heuristic(h) => h.name(),
+            FormulationConfig::Oct(_) => oct::NAME,
+            FormulationConfig::OctH(_) => oct::NAME_H,
         }
     }
 
@@ -249,6 +259,16 @@ impl ExperimentConfig {
                         .expect("a heuristic learner")
                         .map_err(|e| bad(format!("[formulation]: {}", one_line(&e))))?,
                 )
+            }
+            oct::NAME => {
+                FormulationConfig::Oct(formulation.try_into().map_err(|e: toml::de::Error| {
+                    bad(format!("[formulation]: {}", one_line(&e.to_string())))
+                })?)
+            }
+            oct::NAME_H => {
+                FormulationConfig::OctH(formulation.try_into().map_err(|e: toml::de::Error| {
+                    bad(format!("[formulation]: {}", one_line(&e.to_string())))
+                })?)
             }
             other => {
                 let known: Vec<&str> = crate::formulations::all().iter().map(|f| f.name).collect();
@@ -465,6 +485,23 @@ pub struct SolveRecord {
     pub n_train: usize,
     /// Test rows.
     pub n_test: usize,
+    /// The MILP statistics `mip_gap`, `dual_bound`, `nodes` (MILP formulations only).
+    #[serde(flatten, default, skip_serializing_if = "Option::is_none")]
+    pub milp: Option<MilpStats>,
+}
+
+/// The MILP statistics of a results line (left out where the backend gave none).
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct MilpStats {
+    /// Relative gap between the incumbent and the dual bound.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mip_gap: Option<f64>,
+    /// The backend's proven bound on the optimal objective.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dual_bound: Option<f64>,
+    /// Branch-and-bound nodes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nodes: Option<u64>,
 }
 
 fn nan() -> f64 {
@@ -547,6 +584,24 @@ pub fn run(
             progress,
         ),
         FormulationConfig::LogisticL1(f) => run_formulation(
+            config,
+            f,
+            &data,
+            fixed_train,
+            out_dir,
+            &results_path,
+            progress,
+        ),
+        FormulationConfig::Oct(f) => milp::run_milp_formulation(
+            config,
+            f,
+            &data,
+            fixed_train,
+            out_dir,
+            &results_path,
+            progress,
+        ),
+        FormulationConfig::OctH(f) => milp::run_milp_formulation(
             config,
             f,
             &data,
@@ -804,6 +859,7 @@ fn fit_split<F: NlpClassifierFormulation>(
             iterations: result.iterations,
             n_train: train.len(),
             n_test: test.len(),
+            milp: None,
         });
     }
     let model = best.map(|(_, s, model)| {
@@ -927,5 +983,6 @@ pub fn summary_table(records: &[SolveRecord]) -> String {
     out.push_str(&solves_line(
         records.iter().map(|r| (r.solve_seconds, r.status.as_str())),
     ));
+    out.push_str(&milp::stats_lines(records));
     out
 }

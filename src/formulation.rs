@@ -157,3 +157,55 @@ pub trait NlpRegressorFormulation {
         None
     }
 }
+
+/// A classification problem solved as a MILP (OCT, OCT-H), as the experiment runner drives
+/// it: build the MILP on scaled training data, give a MIP start (the formulation's own
+/// heuristic, or a fitted model), and map a solution to a fitted model. One solve per split:
+/// a MILP backend searches globally, so there is no multistart. Implement it (and add the
+/// formulation to `FormulationConfig` in `experiment.rs`, dispatched to the MILP path) to
+/// make a new MILP formulation runnable from a config.
+pub trait MilpClassifierFormulation {
+    /// The built problem (the MILP and what is needed to read its solutions).
+    type Problem;
+    /// The fitted model.
+    type Model: crate::model::Classifier + serde::Serialize + Clone;
+
+    /// The name configs and saved models use.
+    fn name(&self) -> &'static str;
+    /// Checks the parameters for data with `features` columns and `classes` classes, so a
+    /// run fails before it writes anything.
+    fn check(&self, features: usize, classes: usize) -> crate::Result<()>;
+    /// Builds the problem on scaled features `x` (N x p) and class indices `y`.
+    fn problem(
+        &self,
+        x: std::sync::Arc<nalgebra::DMatrix<f64>>,
+        y: std::sync::Arc<Vec<usize>>,
+        classes: usize,
+    ) -> crate::Result<Self::Problem>;
+    /// The MILP of a built problem.
+    fn milp<'a>(&self, problem: &'a Self::Problem) -> &'a crate::milp::MilpProblem;
+    /// The formulation's own MIP start (a heuristic solution), if it makes one.
+    fn heuristic_start(&self, problem: &Self::Problem) -> Option<Vec<f64>>;
+    /// The MIP start from a fitted model (a tree fitted on another split, or by the user).
+    fn warm_start(
+        &self,
+        model: &Self::Model,
+        problem: &Self::Problem,
+        scaler: &crate::data::MinMaxScaler,
+    ) -> crate::Result<Vec<f64>>;
+    /// The fitted model at MILP point `x`.
+    fn model(
+        &self,
+        problem: &Self::Problem,
+        x: &[f64],
+        scaler: crate::data::MinMaxScaler,
+        classes: Vec<String>,
+        encoding: crate::data::Encoding,
+    ) -> Self::Model;
+    /// Loads a saved model of this formulation.
+    fn load_model(&self, path: &std::path::Path) -> crate::Result<Self::Model>;
+    /// The parameter values to report for this problem.
+    fn reported_params(&self, problem: &Self::Problem) -> ReportedParams;
+    /// Local and global sparsity of a model, in percent (delta_L, delta_G).
+    fn sparsity(&self, model: &Self::Model) -> (f64, f64);
+}

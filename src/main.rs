@@ -9,6 +9,7 @@ use glassbox::experiment::{self, ExperimentConfig};
 use glassbox::formulations::cart::{TreeModel, TREE_MODEL_KINDS};
 use glassbox::formulations::forest::{self, ForestModel};
 use glassbox::formulations::logistic_l1::{self, LogisticL1Model};
+use glassbox::formulations::oct::{self, OctModel};
 use glassbox::formulations::sorct::{self, SorctModel};
 use glassbox::formulations::sorrt::{self, explain::Explanations, SorrtModel};
 use glassbox::metrics;
@@ -174,6 +175,7 @@ fn load_classifier(path: &Path) -> Result<Box<dyn Classifier>> {
         logistic_l1::NAME => Box::new(LogisticL1Model::load(path)?),
         k if TREE_MODEL_KINDS.contains(&k) => Box::new(TreeModel::load(path)?),
         forest::NAME => Box::new(ForestModel::load(path)?),
+        oct::NAME | oct::NAME_H => Box::new(OctModel::load(path)?),
         _ => bail!(
             "{}: '{kind}' models cannot be used here yet",
             path.display()

@@ -146,6 +146,7 @@ pub(super) fn run_heuristic(
             iterations: fit.iterations,
             n_train: train.len(),
             n_test: test.len(),
+            milp: None,
         };
         writer.write_split(r, learner.name(), vec![record], Some(&fit.model))?;
     }

@@ -188,6 +188,7 @@ fn fit_split<F: NlpRegressorFormulation>(
             iterations: result.iterations,
             n_train: split.train.len(),
             n_test: split.test.len(),
+            milp: None,
         });
     }
     let model = best.map(|(_, s, model)| {

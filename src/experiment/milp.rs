@@ -1,0 +1,148 @@
+//! The MILP path of the experiment runner, for formulations that implement
+//! [`MilpClassifierFormulation`] (OCT, OCT-H): on every split of the `[split]` protocol the
+//! MILP is built on the scaled training rows and solved once by the MILP backend the config
+//! names, from a MIP start (the model of `multistart.warm_start` if given, else the
+//! formulation's own heuristic start). Each solve appends one line to `results.jsonl`, with
+//! the classification metrics and the MILP statistics `mip_gap`, `dual_bound` and `nodes`;
+//! the split's model is saved when the backend returned a solution. `multistart.starts` and
+//! `multistart.seed` do not apply (a MILP backend searches globally).
+
+use super::{progress_bar, ExperimentConfig, MilpStats, ResultsWriter, RunOutcome, SolveRecord};
+use crate::data::{self, ClassificationData, MinMaxScaler};
+use crate::formulation::MilpClassifierFormulation;
+use crate::metrics;
+use crate::model::Classifier;
+use crate::{registry, Result, WarmStart};
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Instant;
+
+/// Runs a MILP classification formulation (see the module comment).
+pub(super) fn run_milp_formulation<F: MilpClassifierFormulation>(
+    config: &ExperimentConfig,
+    formulation: &F,
+    data: &ClassificationData,
+    fixed_train: Option<usize>,
+    out_dir: &Path,
+    results_path: &Path,
+    progress: bool,
+) -> Result<RunOutcome> {
+    formulation.check(data.n_features(), data.n_classes())?;
+    let solver = registry::milp_solver(&config.solver.name, &config.solver.options)?;
+    let warm_model = match &config.multistart.warm_start {
+        Some(p) => Some(formulation.load_model(&config.resolve(p))?),
+        None => None,
+    };
+    let splits = config.splits(data.n_samples(), fixed_train, |seed| {
+        data::stratified_split(&data.y, config.split.test_fraction, seed)
+    })?;
+
+    let mut writer = ResultsWriter::create(out_dir, results_path)?;
+    let bar = progress_bar(splits.len() as u64, progress);
+    for (r, (train, test)) in splits.iter().enumerate() {
+        let train_data = data.rows(train);
+        let test_data = data.rows(test);
+        let scaler = MinMaxScaler::fit(&train_data.x);
+        let x_train = Arc::new(scaler.transform(&train_data.x));
+        let problem =
+            formulation.problem(x_train, Arc::new(train_data.y.clone()), data.n_classes())?;
+        let start = match &warm_model {
+            Some(model) => Some(formulation.warm_start(model, &problem, &scaler)?),
+            None => formulation.heuristic_start(&problem),
+        };
+        let options = config
+            .solver
+            .options
+            .with_warm_start(start.map(WarmStart::primal));
+        let started = Instant::now();
+        let result = solver.solve(formulation.milp(&problem), &options)?;
+        let seconds = started.elapsed().as_secs_f64();
+        bar.inc(1);
+
+        let model = (result.status.has_solution()
+            && result.primal.len() == formulation.milp(&problem).num_columns())
+        .then(|| {
+            formulation.model(
+                &problem,
+                &result.primal,
+                scaler.clone(),
+                data.classes.clone(),
+                data.encoding.clone(),
+            )
+        });
+        let nan = f64::NAN;
+        let (train_acc, test_acc, test_bal, dl, dg) = match &model {
+            Some(model) => {
+                let (dl, dg) = formulation.sparsity(model);
+                let train_pred = model.predict(&train_data.x);
+                let test_pred = model.predict(&test_data.x);
+                (
+                    metrics::accuracy(&train_data.y, &train_pred),
+                    metrics::accuracy(&test_data.y, &test_pred),
+                    metrics::balanced_accuracy(&test_data.y, &test_pred, data.n_classes()),
+                    dl,
+                    dg,
+                )
+            }
+            None => (nan, nan, nan, nan, nan),
+        };
+        let params = formulation.reported_params(&problem);
+        let record = SolveRecord {
+            dataset: config.dataset_name(),
+            formulation: formulation.name().to_string(),
+            solver: config.solver.name.clone(),
+            depth: params.depth,
+            lambda_local: params.lambda_local,
+            lambda_global: params.lambda_global,
+            gamma: params.gamma,
+            split: r,
+            split_seed: config.split.seed + r as u64,
+            start: 0,
+            seed: None,
+            selected: model.is_some(),
+            status: result.status.as_str().to_string(),
+            raw_status: result.raw_status.clone(),
+            objective: result.objective,
+            train_accuracy: train_acc,
+            test_accuracy: test_acc,
+            test_balanced_accuracy: test_bal,
+            regression: None,
+            delta_local: dl,
+            delta_global: dg,
+            solve_seconds: seconds,
+            iterations: result.iterations,
+            n_train: train.len(),
+            n_test: test.len(),
+            milp: Some(MilpStats {
+                mip_gap: result.gap,
+                dual_bound: result.dual_bound,
+                nodes: result.nodes,
+            }),
+        };
+        writer.write_split(r, formulation.name(), vec![record], model.as_ref())?;
+    }
+    bar.finish_and_clear();
+    Ok(writer.finish())
+}
+
+/// One line per MILP solve of `records` with its incumbent, dual bound, gap and nodes (empty
+/// when no record has MILP statistics), for the run's summary.
+pub(super) fn stats_lines(records: &[SolveRecord]) -> String {
+    use std::fmt::Write as _;
+    let show = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{v:.6}"));
+    let mut out = String::new();
+    for r in records {
+        let Some(m) = &r.milp else { continue };
+        let _ = writeln!(
+            out,
+            "split {} MILP: status {}, incumbent {}, dual bound {}, gap {}, nodes {}",
+            r.split,
+            r.status,
+            show(r.objective),
+            show(m.dual_bound),
+            show(m.mip_gap),
+            m.nodes.map_or("-".to_string(), |n| n.to_string())
+        );
+    }
+    out
+}
