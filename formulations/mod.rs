@@ -2,6 +2,8 @@
 //! data, maps a solution back to a fitted model, and a fitted model back to a starting
 //! point; it knows nothing about a particular solver.
 
+pub mod decomposition;
+pub mod l0tree;
 pub mod logistic_l1;
 pub mod sorct;
 pub mod sorrt;
@@ -10,5 +12,10 @@ use crate::formulation::FormulationInfo;
 
 /// Every formulation compiled into glassbox, for `glassbox formulations`.
 pub fn all() -> Vec<FormulationInfo> {
-    vec![sorct::info(), logistic_l1::info(), sorrt::info()]
+    vec![
+        sorct::info(),
+        logistic_l1::info(),
+        sorrt::info(),
+        l0tree::info(),
+    ]
 }

@@ -32,6 +32,8 @@
 
 use crate::data::{self, ClassificationData, CsvOptions, MinMaxScaler, Table};
 use crate::formulation::NlpClassifierFormulation;
+use crate::formulations::decomposition::{self, DecompositionConfig, MacroIteration};
+use crate::formulations::l0tree::{self, L0TreeConfig};
 use crate::formulations::logistic_l1::{self, LogisticL1Config};
 use crate::formulations::sorct::{self, SorctConfig};
 use crate::formulations::sorrt::{self, SorrtConfig};
@@ -158,6 +160,8 @@ pub enum FormulationConfig {
     LogisticL1(LogisticL1Config),
     /// S-ORRT (regression).
     Sorrt(SorrtConfig),
+    /// l0-sparse randomized classification tree.
+    L0Tree(L0TreeConfig),
 }
 
 impl FormulationConfig {
@@ -167,6 +171,7 @@ impl FormulationConfig {
             FormulationConfig::Sorct(_) => sorct::NAME,
             FormulationConfig::LogisticL1(_) => logistic_l1::NAME,
             FormulationConfig::Sorrt(_) => sorrt::NAME,
+            FormulationConfig::L0Tree(_) => l0tree::NAME,
         }
     }
 }
@@ -186,6 +191,8 @@ pub struct ExperimentConfig {
     pub solver: SolverConfig,
     /// Multistart.
     pub multistart: MultistartConfig,
+    /// Node-based decomposition of each solve (`[decomposition]`), for tree formulations.
+    pub decomposition: Option<DecompositionConfig>,
 }
 
 #[derive(Deserialize)]
@@ -198,6 +205,8 @@ struct RawConfig {
     solver: toml::Table,
     #[serde(default)]
     multistart: MultistartConfig,
+    #[serde(default)]
+    decomposition: Option<DecompositionConfig>,
 }
 
 impl ExperimentConfig {
@@ -230,6 +239,9 @@ impl ExperimentConfig {
                     bad(format!("[formulation]: {}", one_line(&e.to_string())))
                 })?)
             }
+            l0tree::NAME => FormulationConfig::L0Tree(formulation.try_into().map_err(
+                |e: toml::de::Error| bad(format!("[formulation]: {}", one_line(&e.to_string()))),
+            )?),
             other => {
                 let known: Vec<&str> = crate::formulations::all().iter().map(|f| f.name).collect();
                 return Err(bad(format!(
@@ -269,6 +281,17 @@ impl ExperimentConfig {
                 "[data] needs exactly one of path = \"file.csv\" or synthetic = { ... }".into(),
             ));
         }
+        if let Some(d) = &raw.decomposition {
+            d.check().map_err(|e| bad(e.to_string()))?;
+            if !matches!(
+                formulation,
+                FormulationConfig::Sorct(_) | FormulationConfig::L0Tree(_)
+            ) {
+                return Err(bad(format!(
+                    "[decomposition] needs a tree formulation (sorct or l0tree), not '{name}'"
+                )));
+            }
+        }
         Ok(ExperimentConfig {
             file: path.to_path_buf(),
             data: raw.data,
@@ -279,6 +302,7 @@ impl ExperimentConfig {
                 options,
             },
             multistart: raw.multistart,
+            decomposition: raw.decomposition,
         })
     }
 
@@ -429,6 +453,13 @@ pub struct SolveRecord {
     pub n_train: usize,
     /// Test rows.
     pub n_test: usize,
+    /// The formulation's bound on the sparsity lambdas, where it knows one (l0tree:
+    /// Proposition 1's smallest lambda_L + lambda_G giving a stationary a = 0).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lambda_bound: Option<f64>,
+    /// The decomposition's trace, one entry per macro-iteration (with `[decomposition]`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub decomposition: Option<Vec<MacroIteration>>,
 }
 
 fn nan() -> f64 {
@@ -508,6 +539,15 @@ pub fn run(
             progress,
         ),
         FormulationConfig::LogisticL1(f) => run_formulation(
+            config,
+            f,
+            &data,
+            fixed_train,
+            out_dir,
+            &results_path,
+            progress,
+        ),
+        FormulationConfig::L0Tree(f) => run_formulation(
             config,
             f,
             &data,
@@ -705,8 +745,40 @@ fn fit_split<F: NlpClassifierFormulation>(
             .options
             .with_warm_start(Some(WarmStart::primal(x0)));
         let started = Instant::now();
-        let result = solver.solve(&problem, &options)?;
-        let seconds = started.elapsed().as_secs_f64();
+        let (result, trace) = match &config.decomposition {
+            None => (solver.solve(&problem, &options)?, None),
+            Some(dec) => {
+                let observe = |x: &[f64]| {
+                    let model = formulation.model(
+                        &problem,
+                        x,
+                        scaler.clone(),
+                        data.classes.clone(),
+                        data.encoding.clone(),
+                    );
+                    (
+                        metrics::accuracy(&train_data.y, &model.predict(&train_data.x)),
+                        metrics::accuracy(&test_data.y, &model.predict(&test_data.x)),
+                    )
+                };
+                let outcome = decompose(
+                    formulation,
+                    &problem,
+                    solver,
+                    &options,
+                    dec,
+                    seed,
+                    s,
+                    observe,
+                )?;
+                (outcome.result, Some(outcome.trace))
+            }
+        };
+        // The decomposition's own clock leaves out the accuracies of its trace.
+        let seconds = match &trace {
+            Some(_) => result.wall_seconds,
+            None => started.elapsed().as_secs_f64(),
+        };
         bar.inc(1);
         let (train_acc, test_acc, test_bal, dl, dg, model) =
             if result.primal.len() == problem.num_variables() {
@@ -763,6 +835,8 @@ fn fit_split<F: NlpClassifierFormulation>(
             iterations: result.iterations,
             n_train: train.len(),
             n_test: test.len(),
+            lambda_bound: formulation.lambda_bound(&problem),
+            decomposition: trace,
         });
     }
     let model = best.map(|(_, s, model)| {
@@ -770,6 +844,36 @@ fn fit_split<F: NlpClassifierFormulation>(
         model
     });
     Ok(FittedSplit { records, model })
+}
+
+/// One solve by node-based decomposition (`[decomposition]`), the branch order seeded by the
+/// start's seed (or its index for a warm start).
+#[allow(clippy::too_many_arguments)]
+fn decompose<F: NlpClassifierFormulation>(
+    formulation: &F,
+    problem: &F::Problem,
+    solver: &dyn crate::NlpSolver,
+    options: &SolveOptions,
+    config: &DecompositionConfig,
+    seed: Option<u64>,
+    start: usize,
+    mut observe: impl FnMut(&[f64]) -> (f64, f64),
+) -> Result<decomposition::Outcome> {
+    let blocks = formulation.node_blocks(problem).ok_or_else(|| {
+        GlassboxError::Config(format!(
+            "[decomposition]: formulation '{}' has no tree nodes to decompose",
+            formulation.name()
+        ))
+    })?;
+    decomposition::solve(
+        problem,
+        &blocks,
+        solver,
+        options,
+        config,
+        seed.unwrap_or(start as u64),
+        &mut observe,
+    )
 }
 
 /// Mean and sample standard deviation.

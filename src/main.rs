@@ -6,6 +6,7 @@ use anyhow::{bail, Context, Result};
 use clap::{Parser, Subcommand};
 use glassbox::data::{ColumnEncoding, CsvOptions, Encoding, Table};
 use glassbox::experiment::{self, ExperimentConfig};
+use glassbox::formulations::l0tree::{self, L0TreeModel};
 use glassbox::formulations::logistic_l1::{self, LogisticL1Model};
 use glassbox::formulations::sorct::{self, SorctModel};
 use glassbox::formulations::sorrt::{self, explain::Explanations, SorrtModel};
@@ -170,6 +171,7 @@ fn load_classifier(path: &Path) -> Result<Box<dyn Classifier>> {
     Ok(match kind.as_str() {
         sorct::NAME => Box::new(SorctModel::load(path)?),
         logistic_l1::NAME => Box::new(LogisticL1Model::load(path)?),
+        l0tree::NAME => Box::new(L0TreeModel::load(path)?),
         _ => bail!(
             "{}: '{kind}' models cannot be used here yet",
             path.display()

@@ -188,6 +188,8 @@ fn fit_split<F: NlpRegressorFormulation>(
             iterations: result.iterations,
             n_train: split.train.len(),
             n_test: split.test.len(),
+            lambda_bound: None,
+            decomposition: None,
         });
     }
     let model = best.map(|(_, s, model)| {
