@@ -3,8 +3,10 @@
 //! point; it knows nothing about a particular solver.
 
 pub mod cart;
+pub mod decomposition;
 pub mod forest;
 pub mod heuristic;
+pub mod l0tree;
 pub mod logistic_l1;
 pub mod oct;
 pub mod sorct;
@@ -26,5 +28,6 @@ pub fn all() -> Vec<FormulationInfo> {
         tmo::info(),
         oct::info(),
         oct::info_h(),
+        l0tree::info(),
     ]
 }

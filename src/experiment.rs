@@ -32,7 +32,9 @@
 
 use crate::data::{self, ClassificationData, CsvOptions, MinMaxScaler, Table};
 use crate::formulation::NlpClassifierFormulation;
+use crate::formulations::decomposition::{self, DecompositionConfig, MacroIteration};
 use crate::formulations::heuristic::HeuristicConfig;
+use crate::formulations::l0tree::{self, L0TreeConfig};
 use crate::formulations::logistic_l1::{self, LogisticL1Config};
 use crate::formulations::oct::{self, OctConfig, OcthConfig};
 use crate::formulations::sorct::{self, SorctConfig};
@@ -172,6 +174,8 @@ pub enum FormulationConfig {
     Oct(OctConfig),
     /// OCT-H (MILP).
     OctH(OcthConfig),
+    /// l0-sparse randomized classification tree.
+    L0Tree(L0TreeConfig),
 }
 
 impl FormulationConfig {
@@ -184,6 +188,7 @@ impl FormulationConfig {
             FormulationConfig::Heuristic(h) => h.name(),
             FormulationConfig::Oct(_) => oct::NAME,
             FormulationConfig::OctH(_) => oct::NAME_H,
+            FormulationConfig::L0Tree(_) => l0tree::NAME,
         }
     }
 
@@ -208,6 +213,8 @@ pub struct ExperimentConfig {
     pub solver: SolverConfig,
     /// Multistart.
     pub multistart: MultistartConfig,
+    /// Node-based decomposition of each solve (`[decomposition]`), for tree formulations.
+    pub decomposition: Option<DecompositionConfig>,
 }
 
 #[derive(Deserialize)]
@@ -221,6 +228,8 @@ struct RawConfig {
     solver: Option<toml::Table>,
     #[serde(default)]
     multistart: MultistartConfig,
+    #[serde(default)]
+    decomposition: Option<DecompositionConfig>,
 }
 
 impl ExperimentConfig {
@@ -270,6 +279,9 @@ impl ExperimentConfig {
                     bad(format!("[formulation]: {}", one_line(&e.to_string())))
                 })?)
             }
+            l0tree::NAME => FormulationConfig::L0Tree(formulation.try_into().map_err(
+                |e: toml::de::Error| bad(format!("[formulation]: {}", one_line(&e.to_string()))),
+            )?),
             other => {
                 let known: Vec<&str> = crate::formulations::all().iter().map(|f| f.name).collect();
                 return Err(bad(format!(
@@ -325,6 +337,17 @@ impl ExperimentConfig {
                 "[data] needs exactly one of path = \"file.csv\" or synthetic = { ... }".into(),
             ));
         }
+        if let Some(d) = &raw.decomposition {
+            d.check().map_err(|e| bad(e.to_string()))?;
+            if !matches!(
+                formulation,
+                FormulationConfig::Sorct(_) | FormulationConfig::L0Tree(_)
+            ) {
+                return Err(bad(format!(
+                    "[decomposition] needs a tree formulation (sorct or l0tree), not '{name}'"
+                )));
+            }
+        }
         Ok(ExperimentConfig {
             file: path.to_path_buf(),
             data: raw.data,
@@ -335,6 +358,7 @@ impl ExperimentConfig {
                 options,
             },
             multistart: raw.multistart,
+            decomposition: raw.decomposition,
         })
     }
 
@@ -485,6 +509,13 @@ pub struct SolveRecord {
     pub n_train: usize,
     /// Test rows.
     pub n_test: usize,
+    /// The formulation's bound on the sparsity lambdas, where it knows one (l0tree:
+    /// Proposition 1's smallest lambda_L + lambda_G giving a stationary a = 0).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lambda_bound: Option<f64>,
+    /// The decomposition's trace, one entry per macro-iteration (with `[decomposition]`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub decomposition: Option<Vec<MacroIteration>>,
     /// The MILP statistics `mip_gap`, `dual_bound`, `nodes` (MILP formulations only).
     #[serde(flatten, default, skip_serializing_if = "Option::is_none")]
     pub milp: Option<MilpStats>,
@@ -584,6 +615,15 @@ pub fn run(
             progress,
         ),
         FormulationConfig::LogisticL1(f) => run_formulation(
+            config,
+            f,
+            &data,
+            fixed_train,
+            out_dir,
+            &results_path,
+            progress,
+        ),
+        FormulationConfig::L0Tree(f) => run_formulation(
             config,
             f,
             &data,
@@ -801,8 +841,40 @@ fn fit_split<F: NlpClassifierFormulation>(
             .options
             .with_warm_start(Some(WarmStart::primal(x0)));
         let started = Instant::now();
-        let result = solver.solve(&problem, &options)?;
-        let seconds = started.elapsed().as_secs_f64();
+        let (result, trace) = match &config.decomposition {
+            None => (solver.solve(&problem, &options)?, None),
+            Some(dec) => {
+                let observe = |x: &[f64]| {
+                    let model = formulation.model(
+                        &problem,
+                        x,
+                        scaler.clone(),
+                        data.classes.clone(),
+                        data.encoding.clone(),
+                    );
+                    (
+                        metrics::accuracy(&train_data.y, &model.predict(&train_data.x)),
+                        metrics::accuracy(&test_data.y, &model.predict(&test_data.x)),
+                    )
+                };
+                let outcome = decompose(
+                    formulation,
+                    &problem,
+                    solver,
+                    &options,
+                    dec,
+                    seed,
+                    s,
+                    observe,
+                )?;
+                (outcome.result, Some(outcome.trace))
+            }
+        };
+        // The decomposition's own clock leaves out the accuracies of its trace.
+        let seconds = match &trace {
+            Some(_) => result.wall_seconds,
+            None => started.elapsed().as_secs_f64(),
+        };
         bar.inc(1);
         let (train_acc, test_acc, test_bal, dl, dg, model) =
             if result.primal.len() == problem.num_variables() {
@@ -860,6 +932,8 @@ fn fit_split<F: NlpClassifierFormulation>(
             n_train: train.len(),
             n_test: test.len(),
             milp: None,
+            lambda_bound: formulation.lambda_bound(&problem),
+            decomposition: trace,
         });
     }
     let model = best.map(|(_, s, model)| {
@@ -867,6 +941,36 @@ fn fit_split<F: NlpClassifierFormulation>(
         model
     });
     Ok(FittedSplit { records, model })
+}
+
+/// One solve by node-based decomposition (`[decomposition]`), the branch order seeded by the
+/// start's seed (or its index for a warm start).
+#[allow(clippy::too_many_arguments)]
+fn decompose<F: NlpClassifierFormulation>(
+    formulation: &F,
+    problem: &F::Problem,
+    solver: &dyn crate::NlpSolver,
+    options: &SolveOptions,
+    config: &DecompositionConfig,
+    seed: Option<u64>,
+    start: usize,
+    mut observe: impl FnMut(&[f64]) -> (f64, f64),
+) -> Result<decomposition::Outcome> {
+    let blocks = formulation.node_blocks(problem).ok_or_else(|| {
+        GlassboxError::Config(format!(
+            "[decomposition]: formulation '{}' has no tree nodes to decompose",
+            formulation.name()
+        ))
+    })?;
+    decomposition::solve(
+        problem,
+        &blocks,
+        solver,
+        options,
+        config,
+        seed.unwrap_or(start as u64),
+        &mut observe,
+    )
 }
 
 /// Mean and sample standard deviation.

@@ -90,6 +90,39 @@ pub trait NlpClassifierFormulation {
     fn reported_params(&self, problem: &Self::Problem) -> ReportedParams;
     /// Local and global sparsity of a model, in percent (delta_L, delta_G).
     fn sparsity(&self, model: &Self::Model) -> (f64, f64);
+    /// A bound on the sparsity lambdas above which the sparsest tree is stationary, where
+    /// the formulation knows one (l0tree: Proposition 1's bound on lambda_L + lambda_G).
+    fn lambda_bound(&self, _problem: &Self::Problem) -> Option<f64> {
+        None
+    }
+    /// The problem's variables grouped by tree node, for the node-based decomposition
+    /// (`[decomposition]` in a config); `None` when the formulation has no tree nodes.
+    fn node_blocks(&self, _problem: &Self::Problem) -> Option<NodeBlocks> {
+        None
+    }
+}
+
+/// The variables of a tree NLP grouped by node, as the node-based decomposition
+/// (NB-DEC, Amaldi, Consolo, Manno, section 6) selects them into working sets.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct NodeBlocks {
+    /// Per branch node: its split variables (a or a+ / a-, and mu), which the proximal term
+    /// psi of (20) pulls towards their current values, and auxiliary variables bound to
+    /// them only (z of l0tree's local sparsity), free with the node but not proximal.
+    pub branches: Vec<BranchBlock>,
+    /// Per leaf: its variables (the column C_.t), proximal.
+    pub leaves: Vec<Vec<usize>>,
+    /// Variables in every working set and not proximal (beta, explicit P_it).
+    pub shared: Vec<usize>,
+}
+
+/// The variables of one branch node (see [`NodeBlocks`]).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct BranchBlock {
+    /// Split variables, under the proximal term.
+    pub proximal: Vec<usize>,
+    /// Auxiliary variables of this node, not under the proximal term.
+    pub auxiliary: Vec<usize>,
 }
 
 /// The raw training rows a regression formulation is built on: the table as read (raw

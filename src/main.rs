@@ -8,6 +8,7 @@ use glassbox::data::{ColumnEncoding, CsvOptions, Encoding, Table};
 use glassbox::experiment::{self, ExperimentConfig};
 use glassbox::formulations::cart::{TreeModel, TREE_MODEL_KINDS};
 use glassbox::formulations::forest::{self, ForestModel};
+use glassbox::formulations::l0tree::{self, L0TreeModel};
 use glassbox::formulations::logistic_l1::{self, LogisticL1Model};
 use glassbox::formulations::oct::{self, OctModel};
 use glassbox::formulations::sorct::{self, SorctModel};
@@ -176,6 +177,7 @@ fn load_classifier(path: &Path) -> Result<Box<dyn Classifier>> {
         k if TREE_MODEL_KINDS.contains(&k) => Box::new(TreeModel::load(path)?),
         forest::NAME => Box::new(ForestModel::load(path)?),
         oct::NAME | oct::NAME_H => Box::new(OctModel::load(path)?),
+        l0tree::NAME => Box::new(L0TreeModel::load(path)?),
         _ => bail!(
             "{}: '{kind}' models cannot be used here yet",
             path.display()

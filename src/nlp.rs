@@ -44,6 +44,20 @@ pub trait NlpProblem: Send + Sync {
     /// The Hessian of the Lagrangian `obj_factor * grad^2 f + sum_i lambda_i grad^2 g_i`,
     /// in the order of [`NlpProblem::hessian_structure`]. Called only when that is `Some`.
     fn hessian_values(&self, _x: &[f64], _obj_factor: f64, _lambda: &[f64], _values: &mut [f64]) {}
+    /// The Hessian entries of [`NlpProblem::hessian_values`] whose row and column variables
+    /// are both `free` (a mask of length `n`); the others may be left at any value (a
+    /// decomposition subproblem, which fixes the rest, never reads them). Problems override
+    /// it to skip work; the default computes everything.
+    fn hessian_values_among(
+        &self,
+        x: &[f64],
+        obj_factor: f64,
+        lambda: &[f64],
+        _free: &[bool],
+        values: &mut [f64],
+    ) {
+        self.hessian_values(x, obj_factor, lambda, values);
+    }
     /// A short name for logs and error messages.
     fn name(&self) -> String {
         "nlp".to_string()

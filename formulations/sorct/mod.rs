@@ -21,7 +21,9 @@ pub use model::SorctModel;
 pub use problem::SorctProblem;
 
 use crate::data::{Encoding, MinMaxScaler};
-use crate::formulation::{FormulationInfo, NlpClassifierFormulation, ParamSpec, ReportedParams};
+use crate::formulation::{
+    BranchBlock, FormulationInfo, NlpClassifierFormulation, NodeBlocks, ParamSpec, ReportedParams,
+};
 use crate::{GlassboxError, Result};
 use nalgebra::DMatrix;
 use rand_chacha::ChaCha8Rng;
@@ -326,6 +328,42 @@ impl NlpClassifierFormulation for SorctConfig {
             model.delta_local(crate::metrics::SPARSITY_TOLERANCE),
             model.delta_global(crate::metrics::SPARSITY_TOLERANCE),
         )
+    }
+
+    fn node_blocks(&self, problem: &SorctProblem) -> Option<NodeBlocks> {
+        let lay = &problem.layout;
+        let mut blocks = node_blocks_of(lay);
+        if lay.beta {
+            blocks.shared.extend(lay.beta_at..lay.n);
+        }
+        Some(blocks)
+    }
+}
+
+/// The variables of an S-ORCT layout by node: branch t holds a_.t (a+_.t and a-_.t when
+/// split) and mu_t, leaf l the column C_.l. mu_t is a split variable: the paper's section 6
+/// folds it into a through a constant feature, so the proximal term covers it too.
+pub(crate) fn node_blocks_of(lay: &problem::Layout) -> NodeBlocks {
+    let branches = (0..lay.branches)
+        .map(|t| {
+            let mut proximal: Vec<usize> = (0..lay.p).map(|j| lay.a(j, t)).collect();
+            if lay.split {
+                proximal.extend((0..lay.p).map(|j| lay.a_neg(j, t)));
+            }
+            proximal.push(lay.mu + t);
+            BranchBlock {
+                proximal,
+                auxiliary: Vec::new(),
+            }
+        })
+        .collect();
+    let leaves = (0..lay.leaves)
+        .map(|l| (0..lay.classes).map(|k| lay.c(k, l)).collect())
+        .collect();
+    NodeBlocks {
+        branches,
+        leaves,
+        shared: Vec::new(),
     }
 }
 

@@ -137,16 +137,16 @@ impl Layout {
 
 /// The quantities of one evaluation point shared by the objective, gradient, constraints
 /// and Hessian (IPOPT asks for them at the same point in turn).
-struct Forward {
-    c: DMatrix<f64>,
+pub(crate) struct Forward {
+    pub(crate) c: DMatrix<f64>,
     /// p_it = F(z_it), the probability of going left at branch t (N x |tau_B|).
-    left: DMatrix<f64>,
+    pub(crate) left: DMatrix<f64>,
     /// F'(z_it) = gamma p (1 - p).
-    d1: DMatrix<f64>,
+    pub(crate) d1: DMatrix<f64>,
     /// F''(z_it) = gamma^2 p (1 - p) (1 - 2p).
-    d2: DMatrix<f64>,
+    pub(crate) d2: DMatrix<f64>,
     /// P_it, the probability of reaching leaf t (N x |tau_L|).
-    reach: DMatrix<f64>,
+    pub(crate) reach: DMatrix<f64>,
 }
 
 impl Forward {
@@ -161,6 +161,12 @@ impl Forward {
             };
         }
     }
+}
+
+/// The branch nodes and leaves whose variables are free (see `phi_hessian`).
+pub(crate) struct NodeMask {
+    pub branches: Vec<bool>,
+    pub leaves: Vec<bool>,
 }
 
 /// The product of the path factors `q` but those at depths `skip1` and `skip2`.
@@ -245,7 +251,8 @@ impl SorctProblem {
         }
     }
 
-    fn forward(&self, x: &[f64]) -> Arc<Forward> {
+    /// The shared quantities at `x` (cached per point).
+    pub(crate) fn forward(&self, x: &[f64]) -> Arc<Forward> {
         self.cache.get_or_compute(x, || self.compute_forward(x))
     }
 
@@ -316,8 +323,41 @@ impl SorctProblem {
         (value, g_a, g_mu, g_c)
     }
 
+    /// dP_il / dz_it for every row i, leaf l and the branch node t at depth d of its path,
+    /// in column `l * D + d` (N x |tau_L| D); z_it = a_t.x_i / p - mu_t.
+    pub(crate) fn path_derivatives(&self, f: &Forward) -> DMatrix<f64> {
+        let lay = &self.layout;
+        let n = self.x.nrows();
+        let depth = self.shape.depth();
+        let mut e = DMatrix::zeros(n, lay.leaves * depth);
+        let mut q = vec![0.0; depth];
+        for i in 0..n {
+            for l in 0..lay.leaves {
+                let path = self.shape.path(l);
+                f.path_factors(path, i, &mut q);
+                for (d, &(t, goes_left)) in path.iter().enumerate() {
+                    let sign = if goes_left { 1.0 } else { -1.0 };
+                    e[(i, l * depth + d)] = sign * f.d1[(i, t)] * product_except(&q, d, d);
+                }
+            }
+        }
+        e
+    }
+
     /// The Hessian of Phi(w) over the smooth variables, as a dense lower-triangular matrix.
-    fn phi_hessian(&self, f: &Forward, w: &DMatrix<f64>) -> DMatrix<f64> {
+    /// With `reach_weights` (v, N x |tau_L|) it also adds `sum_il v_il grad^2 P_il` to the
+    /// (a, mu) block: the Hessian of constraints that name P_il (l0tree's explicit P).
+    /// With `nodes` (branch nodes, leaves that are free) only the blocks between free nodes
+    /// are computed, the rest left zero: what a decomposition subproblem needs.
+    pub(crate) fn phi_hessian(
+        &self,
+        f: &Forward,
+        w: &DMatrix<f64>,
+        reach_weights: Option<&DMatrix<f64>>,
+        nodes: Option<&NodeMask>,
+    ) -> DMatrix<f64> {
+        let branch_free = |t: usize| nodes.is_none_or(|m| m.branches[t]);
+        let leaf_free = |l: usize| nodes.is_none_or(|m| m.leaves[l]);
         let lay = &self.layout;
         let n = self.x.nrows();
         let depth = self.shape.depth();
@@ -328,7 +368,7 @@ impl SorctProblem {
         // Second derivatives of Phi in z (per sample, per related pair) and the first
         // derivatives dP_il/dz_it (per sample, per leaf and depth) for the C cross terms.
         let mut h_z = DMatrix::zeros(n, pairs.len());
-        let mut e = DMatrix::zeros(n, lay.leaves * depth);
+        let e = self.path_derivatives(f);
         let mut pair_of = vec![vec![0usize; depth]; depth * lay.leaves];
         for l in 0..lay.leaves {
             let path = self.shape.path(l);
@@ -347,20 +387,22 @@ impl SorctProblem {
                 for (d, &(_, goes_left)) in path.iter().enumerate() {
                     s[d] = if goes_left { 1.0 } else { -1.0 };
                 }
-                let mut cost = 0.0;
+                let mut cost = reach_weights.map_or(0.0, |v| v[(i, l)]);
                 for k in 0..lay.classes {
                     cost += w[(i, k)] * f.c[(k, l)];
                 }
                 for d in 0..depth {
                     let t = path[d].0;
                     let others = product_except(&q, d, d);
-                    e[(i, l * depth + d)] = s[d] * f.d1[(i, t)] * others;
-                    if cost == 0.0 {
+                    if cost == 0.0 || !branch_free(t) {
                         continue;
                     }
                     h_z[(i, pair_of[l * depth + d][d])] += cost * s[d] * f.d2[(i, t)] * others;
                     for d2 in 0..d {
                         let u = path[d2].0;
+                        if !branch_free(u) {
+                            continue;
+                        }
                         let rest = product_except(&q, d, d2);
                         h_z[(i, pair_of[l * depth + d][d2])] +=
                             cost * s[d] * s[d2] * f.d1[(i, t)] * f.d1[(i, u)] * rest;
@@ -377,6 +419,9 @@ impl SorctProblem {
         let x = &*self.x;
         let mut scaled = x.clone();
         for (pi, &(t, u)) in pairs.iter().enumerate() {
+            if !(branch_free(t) && branch_free(u)) {
+                continue;
+            }
             let hz = h_z.column(pi);
             for j in 0..lay.p {
                 for i in 0..n {
@@ -402,6 +447,9 @@ impl SorctProblem {
         let mut weighted = DMatrix::zeros(n, lay.classes);
         for l in 0..lay.leaves {
             for (d, &(t, _)) in self.shape.path(l).iter().enumerate() {
+                if !(leaf_free(l) && branch_free(t)) {
+                    continue;
+                }
                 let col = e.column(l * depth + d);
                 for k in 0..lay.classes {
                     for i in 0..n {
@@ -419,6 +467,58 @@ impl SorctProblem {
             }
         }
         h
+    }
+
+    /// The Hessian of the Lagrangian in the order of the Hessian structure, plus (with
+    /// `reach_weights` v) `sum_il v_il grad^2 P_il`: the Hessian of other constraints on the
+    /// leaf probabilities, for formulations that extend this one (l0tree's explicit P).
+    pub(crate) fn lagrangian_hessian(
+        &self,
+        x: &[f64],
+        obj_factor: f64,
+        lambda: &[f64],
+        reach_weights: Option<&DMatrix<f64>>,
+        free: Option<&[bool]>,
+        values: &mut [f64],
+    ) {
+        let f = self.forward(x);
+        let nodes = free.map(|free| self.node_mask(free));
+        let mut w = &self.objective_weights * obj_factor;
+        let first_rho = self.linear_rows();
+        for (r, &(k, _)) in self.rho_rows.iter().enumerate() {
+            let mult = lambda[first_rho + r];
+            for &i in &self.members[k] {
+                w[(i, k)] += mult;
+            }
+        }
+        let h = self.phi_hessian(&f, &w, reach_weights, nodes.as_ref());
+        for (v, &(s1, s2, sign)) in values.iter_mut().zip(&self.hessian.source) {
+            *v = sign * h[(s1, s2)];
+        }
+    }
+
+    /// Which branch nodes and leaves have a free variable, for a mask over the NLP
+    /// variables (its first `layout.n` entries).
+    pub(crate) fn node_mask(&self, free: &[bool]) -> NodeMask {
+        let lay = &self.layout;
+        let blocks = super::node_blocks_of(lay);
+        NodeMask {
+            branches: blocks
+                .branches
+                .iter()
+                .map(|b| b.proximal.iter().any(|&v| free[v]))
+                .collect(),
+            leaves: blocks
+                .leaves
+                .iter()
+                .map(|c| c.iter().any(|&v| free[v]))
+                .collect(),
+        }
+    }
+
+    /// W_{y_i k} / N (N x K), the weights of the misclassification cost.
+    pub(crate) fn objective_weights(&self) -> &DMatrix<f64> {
+        &self.objective_weights
     }
 
     /// The misclassification cost g(a, mu, C) of (9), without the penalties.
@@ -763,19 +863,18 @@ impl NlpProblem for SorctProblem {
     }
 
     fn hessian_values(&self, x: &[f64], obj_factor: f64, lambda: &[f64], values: &mut [f64]) {
-        let f = self.forward(x);
-        let mut w = &self.objective_weights * obj_factor;
-        let first_rho = self.linear_rows();
-        for (r, &(k, _)) in self.rho_rows.iter().enumerate() {
-            let mult = lambda[first_rho + r];
-            for &i in &self.members[k] {
-                w[(i, k)] += mult;
-            }
-        }
-        let h = self.phi_hessian(&f, &w);
-        for (v, &(s1, s2, sign)) in values.iter_mut().zip(&self.hessian.source) {
-            *v = sign * h[(s1, s2)];
-        }
+        self.lagrangian_hessian(x, obj_factor, lambda, None, None, values);
+    }
+
+    fn hessian_values_among(
+        &self,
+        x: &[f64],
+        obj_factor: f64,
+        lambda: &[f64],
+        free: &[bool],
+        values: &mut [f64],
+    ) {
+        self.lagrangian_hessian(x, obj_factor, lambda, None, Some(free), values);
     }
 
     fn name(&self) -> String {

@@ -147,6 +147,8 @@ pub(super) fn run_heuristic(
             n_train: train.len(),
             n_test: test.len(),
             milp: None,
+            lambda_bound: None,
+            decomposition: None,
         };
         writer.write_split(r, learner.name(), vec![record], Some(&fit.model))?;
     }

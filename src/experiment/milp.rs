@@ -118,6 +118,8 @@ pub(super) fn run_milp_formulation<F: MilpClassifierFormulation>(
                 dual_bound: result.dual_bound,
                 nodes: result.nodes,
             }),
+            lambda_bound: None,
+            decomposition: None,
         };
         writer.write_split(r, formulation.name(), vec![record], model.as_ref())?;
     }

@@ -189,6 +189,8 @@ fn fit_split<F: NlpRegressorFormulation>(
             n_train: split.train.len(),
             n_test: split.test.len(),
             milp: None,
+            lambda_bound: None,
+            decomposition: None,
         });
     }
     let model = best.map(|(_, s, model)| {

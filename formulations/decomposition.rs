@@ -1,0 +1,687 @@
+//! Node-based decomposition of randomized-tree NLPs: NB-DEC (Algorithm 1) and its practical
+//! version S-NB-DEC (Algorithm 2) of Amaldi, Consolo, Manno (`shared/papers/
+//! 001_64807dfed1a45238.txt`, section 6), for any formulation that groups its variables by
+//! tree node ([`NodeBlocks`]: l0tree, S-ORCT), each subproblem solved by any NLP backend.
+//!
+//! One decomposition step fixes every variable outside the working set (the branch nodes
+//! W_B, the leaves W_L, plus the shared variables beta and explicit P) at its current value
+//! and solves the subproblem (20): the full objective plus the proximal term
+//! psi/2 (||A_WB - A_WB^s||^2 + ||C_WL - C_WL^s||^2), over the free variables, under the
+//! constraints that involve a free variable (the others are constants). [`Restricted`] is
+//! that subproblem as an [`NlpProblem`], derived from the full problem's own evaluations
+//! (exact gradient and Hessian carried over, plus the proximal diagonal), then the solution
+//! is written back (21).
+//!
+//! Working-set rules: `single_branch` is S-NB-DEC (per macro-iteration every branch node
+//! once, in a seeded random order, W_B = {t}, W_L = all leaves); `alternating` is C-NB-DEC
+//! of section 6.2 (all branch nodes with no leaf, then all leaves with no branch node).
+//! The optional initialization runs the backend `init_iterations` iterations on the full
+//! problem first; subproblems are capped at `subproblem_iterations` backend iterations (the
+//! paper: 5 and 40). The stopping criterion is a number of macro-iterations (and the solver's
+//! time limit, for the whole run).
+//!
+//! Choices: a subproblem's point is accepted whenever the backend returns one (the paper
+//! updates unconditionally, (21)), except from numerical failures, where the step is
+//! skipped; the initialization's point is taken even when the iteration limit leaves it
+//! slightly infeasible (the first subproblems, which free every C, restore feasibility).
+//!
+//! Depends on the core (NLP, solver trait, options, results), on no formulation or backend.
+
+use crate::formulation::NodeBlocks;
+use crate::nlp::NlpProblem;
+use crate::WarmStart;
+use crate::{
+    GlassboxError, Limit, NlpSolver, Result, SolveOptions, SolveResult, TerminationStatus,
+};
+use rand::seq::SliceRandom;
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+use serde::{Deserialize, Serialize};
+use std::time::Instant;
+
+/// How working sets are chosen.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WorkingSets {
+    /// S-NB-DEC: one branch node at a time (random order) with every leaf.
+    #[default]
+    SingleBranch,
+    /// C-NB-DEC: every branch node, then every leaf.
+    Alternating,
+}
+
+/// The `[decomposition]` table of a config.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct DecompositionConfig {
+    /// The working-set rule.
+    pub working_sets: WorkingSets,
+    /// Number of macro-iterations (max_iter).
+    pub macro_iterations: usize,
+    /// Proximal coefficient psi >= 0 (in the objective's units).
+    pub psi: f64,
+    /// Whether to run the backend on the full problem first.
+    pub initialization: bool,
+    /// Backend iterations of the initialization (init_iter).
+    pub init_iterations: u64,
+    /// Backend iterations per subproblem.
+    pub subproblem_iterations: u64,
+}
+
+impl Default for DecompositionConfig {
+    fn default() -> Self {
+        DecompositionConfig {
+            working_sets: WorkingSets::SingleBranch,
+            macro_iterations: 10,
+            psi: 0.0,
+            initialization: true,
+            init_iterations: 5,
+            subproblem_iterations: 40,
+        }
+    }
+}
+
+impl DecompositionConfig {
+    /// Checks the values.
+    pub fn check(&self) -> Result<()> {
+        let bad = |m: &str| Err(GlassboxError::Config(format!("[decomposition]: {m}")));
+        if self.macro_iterations == 0 {
+            return bad("macro_iterations must be at least 1");
+        }
+        if !(self.psi.is_finite() && self.psi >= 0.0) {
+            return bad("psi must be >= 0");
+        }
+        if self.subproblem_iterations == 0 || (self.initialization && self.init_iterations == 0) {
+            return bad("subproblem_iterations and init_iterations must be at least 1");
+        }
+        Ok(())
+    }
+}
+
+/// The state after one macro-iteration (0: after the initialization, or the start).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct MacroIteration {
+    /// Macro-iteration index s (0 is the initialization or the start).
+    pub macro_iteration: usize,
+    /// Objective of the full problem.
+    pub objective: f64,
+    /// Cumulative wall-clock seconds of the solves so far (evaluating the accuracies is
+    /// not counted).
+    pub seconds: f64,
+    /// Cumulative backend iterations.
+    pub iterations: u64,
+    /// Training accuracy of the tree at this point.
+    pub train_accuracy: f64,
+    /// Test accuracy of the tree at this point.
+    pub test_accuracy: f64,
+}
+
+/// A decomposition run: the final point as a [`SolveResult`] and the trace.
+pub struct Outcome {
+    /// Final point, full objective, status (at the macro-iteration or time limit).
+    pub result: SolveResult,
+    /// One entry per macro-iteration, the initialization first.
+    pub trace: Vec<MacroIteration>,
+}
+
+/// Runs NB-DEC on `problem` from the warm start in `options` (required). `observe` gives
+/// (train, test) accuracy at a point, for the trace; `seed` orders the branch nodes.
+pub fn solve(
+    problem: &dyn NlpProblem,
+    blocks: &NodeBlocks,
+    solver: &dyn NlpSolver,
+    options: &SolveOptions,
+    config: &DecompositionConfig,
+    seed: u64,
+    observe: &mut dyn FnMut(&[f64]) -> (f64, f64),
+) -> Result<Outcome> {
+    config.check()?;
+    let n = problem.num_variables();
+    let mut x = options
+        .warm_start
+        .as_ref()
+        .map(|w| w.primal.clone())
+        .filter(|p| p.len() == n)
+        .ok_or_else(|| {
+            GlassboxError::InvalidProblem(format!(
+                "decomposition of {} needs a starting point of {n} values",
+                problem.name()
+            ))
+        })?;
+    let structure = Structure::of(problem);
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut solving = 0.0;
+    let mut iterations = 0u64;
+    let mut trace = Vec::new();
+    let mut skipped = 0usize;
+    let mut subproblems = 0usize;
+    let mut timed_out = false;
+    let remaining = |solving: f64| options.time_limit.map(|t| (t - solving).max(0.0));
+    let mut record = |s: usize, x: &[f64], solving: f64, iterations: u64| {
+        let (train, test) = observe(x);
+        trace.push(MacroIteration {
+            macro_iteration: s,
+            objective: problem.objective(x),
+            seconds: solving,
+            iterations,
+            train_accuracy: train,
+            test_accuracy: test,
+        });
+    };
+
+    if config.initialization {
+        let mut opts = options.clone();
+        opts.iteration_limit = Some(config.init_iterations);
+        opts.warm_start = Some(WarmStart::primal(x.clone()));
+        let started = Instant::now();
+        let r = solver.solve(problem, &opts)?;
+        solving += started.elapsed().as_secs_f64();
+        iterations += r.iterations;
+        if r.primal.len() == n && usable(&r) {
+            x = r.primal;
+        }
+    }
+    record(0, &x, solving, iterations);
+
+    'outer: for s in 1..=config.macro_iterations {
+        for (branches, leaves) in working_sets(blocks, config.working_sets, &mut rng) {
+            if remaining(solving) == Some(0.0) {
+                timed_out = true;
+                break 'outer;
+            }
+            let sub = Restricted::new(
+                problem, &structure, blocks, &branches, &leaves, &x, config.psi,
+            );
+            let mut opts = options.clone();
+            opts.iteration_limit = Some(
+                options
+                    .iteration_limit
+                    .map_or(config.subproblem_iterations, |l| {
+                        l.min(config.subproblem_iterations)
+                    }),
+            );
+            opts.time_limit = remaining(solving);
+            opts.warm_start = Some(WarmStart::primal(sub.local(&x)));
+            let started = Instant::now();
+            let r = solver.solve(&sub, &opts)?;
+            solving += started.elapsed().as_secs_f64();
+            iterations += r.iterations;
+            subproblems += 1;
+            if r.primal.len() == sub.free.len() && usable(&r) {
+                x = sub.full(&r.primal);
+            } else {
+                skipped += 1;
+            }
+            if r.status.limit() == Some(Limit::Time) {
+                timed_out = true;
+                break 'outer;
+            }
+        }
+        record(s, &x, solving, iterations);
+    }
+
+    let violation = max_violation(problem, &x);
+    let limit = if timed_out {
+        Limit::Time
+    } else {
+        Limit::Iteration
+    };
+    let status = if violation <= 1e-6 {
+        TerminationStatus::FeasibleAtLimit(limit)
+    } else {
+        TerminationStatus::NoSolutionAtLimit(limit)
+    };
+    let objective = problem.objective(&x);
+    Ok(Outcome {
+        result: SolveResult {
+            solver: solver.name().to_string(),
+            status,
+            objective: Some(objective),
+            max_violation: Some(violation),
+            iterations,
+            wall_seconds: solving,
+            raw_status: format!(
+                "NB-DEC ({:?}): {} macro-iterations, {subproblems} subproblems ({skipped} without a usable point)",
+                config.working_sets,
+                trace.len() - 1
+            ),
+            primal: x,
+            ..SolveResult::failed(solver.name(), status, "")
+        },
+        trace,
+    })
+}
+
+/// Whether a subproblem's point may replace the current one.
+fn usable(r: &SolveResult) -> bool {
+    !matches!(
+        r.status,
+        TerminationStatus::NumericalError
+            | TerminationStatus::Error
+            | TerminationStatus::Infeasible
+            | TerminationStatus::Unbounded
+    ) && r.objective.is_none_or(f64::is_finite)
+        && r.primal.iter().all(|v| v.is_finite())
+}
+
+/// The working sets (branch nodes, leaves) of one macro-iteration.
+fn working_sets(
+    blocks: &NodeBlocks,
+    rule: WorkingSets,
+    rng: &mut ChaCha8Rng,
+) -> Vec<(Vec<usize>, Vec<usize>)> {
+    let all_leaves: Vec<usize> = (0..blocks.leaves.len()).collect();
+    match rule {
+        WorkingSets::SingleBranch => {
+            let mut order: Vec<usize> = (0..blocks.branches.len()).collect();
+            order.shuffle(rng);
+            order
+                .into_iter()
+                .map(|t| (vec![t], all_leaves.clone()))
+                .collect()
+        }
+        WorkingSets::Alternating => vec![
+            ((0..blocks.branches.len()).collect(), Vec::new()),
+            (Vec::new(), all_leaves),
+        ],
+    }
+}
+
+/// The largest violation of a bound or constraint at `x`.
+pub fn max_violation(problem: &dyn NlpProblem, x: &[f64]) -> f64 {
+    let (xl, xu) = problem.variable_bounds();
+    let (gl, gu) = problem.constraint_bounds();
+    let mut g = vec![0.0; problem.num_constraints()];
+    problem.constraints(x, &mut g);
+    let over = |v: f64, l: f64, u: f64| (l - v).max(v - u).max(0.0);
+    let bounds = x
+        .iter()
+        .zip(xl.iter().zip(&xu))
+        .map(|(&v, (&l, &u))| over(v, l, u));
+    let rows = g
+        .iter()
+        .zip(gl.iter().zip(&gu))
+        .map(|(&v, (&l, &u))| over(v, l, u));
+    bounds.chain(rows).fold(0.0, f64::max)
+}
+
+/// The full problem's sparsity structures, read once per run.
+struct Structure {
+    jacobian: Vec<(usize, usize)>,
+    hessian: Option<Vec<(usize, usize)>>,
+}
+
+impl Structure {
+    fn of(problem: &dyn NlpProblem) -> Self {
+        Structure {
+            jacobian: problem.jacobian_structure(),
+            hessian: problem.hessian_structure(),
+        }
+    }
+}
+
+/// The decomposition subproblem (20) as an NLP over the free variables of a working set.
+pub struct Restricted<'a> {
+    full: &'a dyn NlpProblem,
+    /// The current point of the full problem (fixed values of the other variables).
+    base: Vec<f64>,
+    /// Full indices of the free variables, in local order.
+    free: Vec<usize>,
+    /// (local index, current value) of the proximal variables.
+    proximal: Vec<(usize, f64)>,
+    psi: f64,
+    /// Full indices of the constraints kept (those with a free variable).
+    rows: Vec<usize>,
+    jacobian: Vec<(usize, usize)>,
+    /// Position of each kept Jacobian entry in the full Jacobian's values.
+    jacobian_pick: Vec<usize>,
+    full_jacobian_len: usize,
+    /// Local Hessian entries (from the full Hessian, then proximal diagonals not in it).
+    hessian: Option<Vec<(usize, usize)>>,
+    hessian_pick: Vec<usize>,
+    full_hessian_len: usize,
+    /// For each proximal variable, the local Hessian entry its psi adds to.
+    proximal_at: Vec<usize>,
+    /// Which full variables are free.
+    free_mask: Vec<bool>,
+}
+
+impl<'a> Restricted<'a> {
+    fn new(
+        full: &'a dyn NlpProblem,
+        structure: &Structure,
+        blocks: &NodeBlocks,
+        branches: &[usize],
+        leaves: &[usize],
+        base: &[f64],
+        psi: f64,
+    ) -> Self {
+        let n = full.num_variables();
+        let mut local = vec![usize::MAX; n];
+        let mut free = Vec::new();
+        let mut proximal_vars = Vec::new();
+        let mut add = |v: usize, prox: bool, free: &mut Vec<usize>| {
+            if local[v] == usize::MAX {
+                local[v] = free.len();
+                free.push(v);
+                if prox {
+                    proximal_vars.push(v);
+                }
+            }
+        };
+        for &t in branches {
+            blocks.branches[t]
+                .proximal
+                .iter()
+                .for_each(|&v| add(v, true, &mut free));
+            blocks.branches[t]
+                .auxiliary
+                .iter()
+                .for_each(|&v| add(v, false, &mut free));
+        }
+        for &l in leaves {
+            blocks.leaves[l]
+                .iter()
+                .for_each(|&v| add(v, true, &mut free));
+        }
+        blocks.shared.iter().for_each(|&v| add(v, false, &mut free));
+        let proximal: Vec<(usize, f64)> =
+            proximal_vars.iter().map(|&v| (local[v], base[v])).collect();
+
+        let m = full.num_constraints();
+        let mut row_local = vec![usize::MAX; m];
+        let mut rows = Vec::new();
+        for &(r, c) in &structure.jacobian {
+            if local[c] != usize::MAX && row_local[r] == usize::MAX {
+                row_local[r] = 0;
+            }
+        }
+        for (r, slot) in row_local.iter_mut().enumerate() {
+            if *slot == 0 {
+                *slot = rows.len();
+                rows.push(r);
+            }
+        }
+        let mut jacobian = Vec::new();
+        let mut jacobian_pick = Vec::new();
+        for (at, &(r, c)) in structure.jacobian.iter().enumerate() {
+            if local[c] != usize::MAX && row_local[r] != usize::MAX {
+                jacobian.push((row_local[r], local[c]));
+                jacobian_pick.push(at);
+            }
+        }
+        let (hessian, hessian_pick, full_hessian_len, proximal_at) = match &structure.hessian {
+            None => (None, Vec::new(), 0, Vec::new()),
+            Some(h) => {
+                let mut entries = Vec::new();
+                let mut pick = Vec::new();
+                let mut diagonal = vec![usize::MAX; free.len()];
+                for (at, &(r, c)) in h.iter().enumerate() {
+                    if local[r] != usize::MAX && local[c] != usize::MAX {
+                        let (lr, lc) = (local[r].max(local[c]), local[r].min(local[c]));
+                        if lr == lc && diagonal[lr] == usize::MAX {
+                            diagonal[lr] = entries.len();
+                        }
+                        entries.push((lr, lc));
+                        pick.push(at);
+                    }
+                }
+                let mut proximal_at = Vec::new();
+                for &(v, _) in &proximal {
+                    if diagonal[v] == usize::MAX {
+                        diagonal[v] = entries.len();
+                        entries.push((v, v));
+                    }
+                    proximal_at.push(diagonal[v]);
+                }
+                (Some(entries), pick, h.len(), proximal_at)
+            }
+        };
+        Restricted {
+            full,
+            base: base.to_vec(),
+            free,
+            proximal,
+            psi,
+            rows,
+            jacobian,
+            jacobian_pick,
+            full_jacobian_len: structure.jacobian.len(),
+            hessian,
+            hessian_pick,
+            full_hessian_len,
+            proximal_at,
+            free_mask: local.iter().map(|&l| l != usize::MAX).collect(),
+        }
+    }
+
+    /// The free variables' values in a full point.
+    fn local(&self, x: &[f64]) -> Vec<f64> {
+        self.free.iter().map(|&v| x[v]).collect()
+    }
+
+    /// The full point with the free variables at `xl`.
+    fn full(&self, xl: &[f64]) -> Vec<f64> {
+        let mut x = self.base.clone();
+        for (&v, &value) in self.free.iter().zip(xl) {
+            x[v] = value;
+        }
+        x
+    }
+}
+
+impl NlpProblem for Restricted<'_> {
+    fn num_variables(&self) -> usize {
+        self.free.len()
+    }
+
+    fn num_constraints(&self) -> usize {
+        self.rows.len()
+    }
+
+    fn variable_bounds(&self) -> (Vec<f64>, Vec<f64>) {
+        let (l, u) = self.full.variable_bounds();
+        (self.local(&l), self.local(&u))
+    }
+
+    fn constraint_bounds(&self) -> (Vec<f64>, Vec<f64>) {
+        let (l, u) = self.full.constraint_bounds();
+        (
+            self.rows.iter().map(|&r| l[r]).collect(),
+            self.rows.iter().map(|&r| u[r]).collect(),
+        )
+    }
+
+    fn objective(&self, xl: &[f64]) -> f64 {
+        let prox: f64 = self
+            .proximal
+            .iter()
+            .map(|&(v, c)| (xl[v] - c).powi(2))
+            .sum();
+        self.full.objective(&self.full(xl)) + 0.5 * self.psi * prox
+    }
+
+    fn gradient(&self, xl: &[f64], grad: &mut [f64]) {
+        let mut g = vec![0.0; self.base.len()];
+        self.full.gradient(&self.full(xl), &mut g);
+        for (out, &v) in grad.iter_mut().zip(&self.free) {
+            *out = g[v];
+        }
+        for &(v, c) in &self.proximal {
+            grad[v] += self.psi * (xl[v] - c);
+        }
+    }
+
+    fn constraints(&self, xl: &[f64], g: &mut [f64]) {
+        let mut all = vec![0.0; self.full.num_constraints()];
+        self.full.constraints(&self.full(xl), &mut all);
+        for (out, &r) in g.iter_mut().zip(&self.rows) {
+            *out = all[r];
+        }
+    }
+
+    fn jacobian_structure(&self) -> Vec<(usize, usize)> {
+        self.jacobian.clone()
+    }
+
+    fn jacobian_values(&self, xl: &[f64], values: &mut [f64]) {
+        let mut all = vec![0.0; self.full_jacobian_len];
+        self.full.jacobian_values(&self.full(xl), &mut all);
+        for (out, &at) in values.iter_mut().zip(&self.jacobian_pick) {
+            *out = all[at];
+        }
+    }
+
+    fn hessian_structure(&self) -> Option<Vec<(usize, usize)>> {
+        self.hessian.clone()
+    }
+
+    fn hessian_values(&self, xl: &[f64], obj_factor: f64, lambda: &[f64], values: &mut [f64]) {
+        let mut full_lambda = vec![0.0; self.full.num_constraints()];
+        for (&r, &l) in self.rows.iter().zip(lambda) {
+            full_lambda[r] = l;
+        }
+        let mut all = vec![0.0; self.full_hessian_len];
+        self.full.hessian_values_among(
+            &self.full(xl),
+            obj_factor,
+            &full_lambda,
+            &self.free_mask,
+            &mut all,
+        );
+        values.fill(0.0);
+        for (out, &at) in values.iter_mut().zip(&self.hessian_pick) {
+            *out = all[at];
+        }
+        for &at in &self.proximal_at {
+            values[at] += obj_factor * self.psi;
+        }
+    }
+
+    fn name(&self) -> String {
+        format!(
+            "{} (working set of {} variables)",
+            self.full.name(),
+            self.free.len()
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::formulation::BranchBlock;
+
+    /// A small coupled problem: f = sum (x_i - i)^2 + x0 x1 x2, g0 = x0 + x1 (>= 1),
+    /// g1 = x2 (fixed-only when x2 is not free).
+    struct Coupled;
+
+    impl NlpProblem for Coupled {
+        fn num_variables(&self) -> usize {
+            3
+        }
+        fn num_constraints(&self) -> usize {
+            2
+        }
+        fn variable_bounds(&self) -> (Vec<f64>, Vec<f64>) {
+            (vec![-5.0; 3], vec![5.0; 3])
+        }
+        fn constraint_bounds(&self) -> (Vec<f64>, Vec<f64>) {
+            (vec![1.0, -5.0], vec![f64::INFINITY, 5.0])
+        }
+        fn objective(&self, x: &[f64]) -> f64 {
+            (0..3).map(|i| (x[i] - i as f64).powi(2)).sum::<f64>() + x[0] * x[1] * x[2]
+        }
+        fn gradient(&self, x: &[f64], g: &mut [f64]) {
+            for i in 0..3 {
+                g[i] = 2.0 * (x[i] - i as f64);
+            }
+            g[0] += x[1] * x[2];
+            g[1] += x[0] * x[2];
+            g[2] += x[0] * x[1];
+        }
+        fn constraints(&self, x: &[f64], g: &mut [f64]) {
+            g[0] = x[0] + x[1];
+            g[1] = x[2];
+        }
+        fn jacobian_structure(&self) -> Vec<(usize, usize)> {
+            vec![(0, 0), (0, 1), (1, 2)]
+        }
+        fn jacobian_values(&self, _x: &[f64], v: &mut [f64]) {
+            v.fill(1.0);
+        }
+        fn hessian_structure(&self) -> Option<Vec<(usize, usize)>> {
+            Some(vec![(0, 0), (1, 0), (1, 1), (2, 0), (2, 1), (2, 2)])
+        }
+        fn hessian_values(&self, x: &[f64], s: f64, _l: &[f64], v: &mut [f64]) {
+            v.copy_from_slice(&[2.0 * s, s * x[2], 2.0 * s, s * x[1], s * x[0], 2.0 * s]);
+        }
+    }
+
+    fn blocks() -> NodeBlocks {
+        NodeBlocks {
+            branches: vec![
+                BranchBlock {
+                    proximal: vec![0],
+                    auxiliary: vec![],
+                },
+                BranchBlock {
+                    proximal: vec![2],
+                    auxiliary: vec![],
+                },
+            ],
+            leaves: vec![vec![1]],
+            shared: vec![],
+        }
+    }
+
+    #[test]
+    fn restricted_problem_derivatives_and_rows() {
+        let structure = Structure::of(&Coupled);
+        let base = [0.3, -0.7, 1.9];
+        let sub = Restricted::new(&Coupled, &structure, &blocks(), &[0], &[0], &base, 0.8);
+        assert_eq!(sub.free, vec![0, 1]);
+        // Row 1 involves only x2, which is fixed: dropped.
+        assert_eq!(sub.rows, vec![0]);
+        let xl = [0.5, 0.2];
+        let grad = crate::nlp::check::gradient_error(&sub, &xl, 1e-6);
+        assert!(grad < 1e-7, "gradient error {grad}");
+        let hess = crate::nlp::check::hessian_error(&sub, &xl, 0.7, &[0.4], 1e-6).unwrap();
+        assert!(hess < 1e-7, "Hessian error {hess}");
+        // The proximal term is zero at the current point and the full objective there.
+        assert!((sub.objective(&[0.3, -0.7]) - Coupled.objective(&base)).abs() < 1e-12);
+        assert_eq!(sub.full(&xl), vec![0.5, 0.2, 1.9]);
+    }
+
+    #[test]
+    fn working_sets_cover_every_branch_once_in_seeded_order() {
+        let b = NodeBlocks {
+            branches: vec![BranchBlock::default(); 7],
+            leaves: vec![vec![]; 8],
+            shared: vec![],
+        };
+        let mut rng = ChaCha8Rng::seed_from_u64(3);
+        let sets = working_sets(&b, WorkingSets::SingleBranch, &mut rng);
+        let mut order: Vec<usize> = sets.iter().map(|(br, _)| br[0]).collect();
+        assert!(sets.iter().all(|(br, l)| br.len() == 1 && l.len() == 8));
+        let again = working_sets(
+            &b,
+            WorkingSets::SingleBranch,
+            &mut ChaCha8Rng::seed_from_u64(3),
+        );
+        assert_eq!(sets, again);
+        order.sort_unstable();
+        assert_eq!(order, (0..7).collect::<Vec<_>>());
+        let alt = working_sets(&b, WorkingSets::Alternating, &mut rng);
+        assert_eq!(alt.len(), 2);
+        assert_eq!(
+            (
+                alt[0].0.len(),
+                alt[0].1.len(),
+                alt[1].0.len(),
+                alt[1].1.len()
+            ),
+            (7, 0, 0, 8)
+        );
+    }
+}
