@@ -3,6 +3,7 @@
 //! point; it knows nothing about a particular solver.
 
 pub mod logistic_l1;
+pub mod logloss_tangents;
 pub mod sorct;
 pub mod sorrt;
 
