@@ -4,6 +4,7 @@
 
 pub mod logistic_l1;
 pub mod logloss_tangents;
+pub mod risk_score;
 pub mod sorct;
 pub mod sorrt;
 
@@ -11,5 +12,11 @@ use crate::formulation::FormulationInfo;
 
 /// Every formulation compiled into glassbox, for `glassbox formulations`.
 pub fn all() -> Vec<FormulationInfo> {
-    vec![sorct::info(), logistic_l1::info(), sorrt::info()]
+    vec![
+        sorct::info(),
+        logistic_l1::info(),
+        sorrt::info(),
+        risk_score::info_ors(),
+        risk_score::info_ogrs(),
+    ]
 }

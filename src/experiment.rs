@@ -33,6 +33,7 @@
 use crate::data::{self, ClassificationData, CsvOptions, MinMaxScaler, Table};
 use crate::formulation::NlpClassifierFormulation;
 use crate::formulations::logistic_l1::{self, LogisticL1Config};
+use crate::formulations::risk_score::{self as risk_scores, RiskScoreConfig};
 use crate::formulations::sorct::{self, SorctConfig};
 use crate::formulations::sorrt::{self, SorrtConfig};
 use crate::metrics;
@@ -50,6 +51,10 @@ use std::time::Instant;
 /// The regression path (S-ORRT): splits, multistart and results for
 /// `NlpRegressorFormulation`s.
 mod regression;
+
+/// The risk-score path (ORS, OGRS): one MILP solve per split, AUC in the results.
+mod risk_score;
+pub use risk_score::RiskScoreMetrics;
 
 /// Where the data come from.
 #[derive(Clone, Debug, Default, Deserialize, Serialize)]
@@ -158,6 +163,8 @@ pub enum FormulationConfig {
     LogisticL1(LogisticL1Config),
     /// S-ORRT (regression).
     Sorrt(SorrtConfig),
+    /// A risk score, ORS or OGRS (its `kind`).
+    RiskScore(RiskScoreConfig),
 }
 
 impl FormulationConfig {
@@ -167,6 +174,7 @@ impl FormulationConfig {
             FormulationConfig::Sorct(_) => sorct::NAME,
             FormulationConfig::LogisticL1(_) => logistic_l1::NAME,
             FormulationConfig::Sorrt(_) => sorrt::NAME,
+            FormulationConfig::RiskScore(f) => f.name(),
         }
     }
 }
@@ -229,6 +237,18 @@ impl ExperimentConfig {
                 FormulationConfig::Sorrt(formulation.try_into().map_err(|e: toml::de::Error| {
                     bad(format!("[formulation]: {}", one_line(&e.to_string())))
                 })?)
+            }
+            risk_scores::ORS | risk_scores::OGRS => {
+                let mut f: RiskScoreConfig =
+                    formulation.try_into().map_err(|e: toml::de::Error| {
+                        bad(format!("[formulation]: {}", one_line(&e.to_string())))
+                    })?;
+                f.kind = if name == risk_scores::ORS {
+                    risk_scores::Kind::Ors
+                } else {
+                    risk_scores::Kind::Ogrs
+                };
+                FormulationConfig::RiskScore(f)
             }
             other => {
                 let known: Vec<&str> = crate::formulations::all().iter().map(|f| f.name).collect();
@@ -417,6 +437,9 @@ pub struct SolveRecord {
     /// Regression metrics (regression formulations only).
     #[serde(flatten, default, skip_serializing_if = "Option::is_none")]
     pub regression: Option<RegressionMetrics>,
+    /// Risk-score metrics (ORS, OGRS only).
+    #[serde(flatten, default, skip_serializing_if = "Option::is_none")]
+    pub risk_score: Option<RiskScoreMetrics>,
     /// Local sparsity (percent).
     pub delta_local: f64,
     /// Global sparsity (percent).
@@ -497,6 +520,17 @@ pub fn run(
         );
     }
     let data = table.encode_classification()?;
+    if let FormulationConfig::RiskScore(f) = &config.formulation {
+        return risk_score::run_risk_score(
+            config,
+            f,
+            &data,
+            fixed_train,
+            out_dir,
+            &results_path,
+            progress,
+        );
+    }
     match &config.formulation {
         FormulationConfig::Sorct(f) => run_formulation(
             config,
@@ -517,6 +551,7 @@ pub fn run(
             progress,
         ),
         FormulationConfig::Sorrt(_) => unreachable!("regression returned above"),
+        FormulationConfig::RiskScore(_) => unreachable!("risk scores returned above"),
     }
 }
 
@@ -757,6 +792,7 @@ fn fit_split<F: NlpClassifierFormulation>(
             test_accuracy: test_acc,
             test_balanced_accuracy: test_bal,
             regression: None,
+            risk_score: None,
             delta_local: dl,
             delta_global: dg,
             solve_seconds: seconds,
@@ -829,6 +865,9 @@ pub fn summary_table(records: &[SolveRecord]) -> String {
     use std::fmt::Write as _;
     if records.iter().any(|r| r.regression.is_some()) {
         return regression::summary_table(records);
+    }
+    if records.iter().any(|r| r.risk_score.is_some()) {
+        return risk_score::summary_table(records);
     }
     let mut out = String::new();
     let _ = writeln!(

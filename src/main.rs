@@ -7,6 +7,7 @@ use clap::{Parser, Subcommand};
 use glassbox::data::{ColumnEncoding, CsvOptions, Encoding, Table};
 use glassbox::experiment::{self, ExperimentConfig};
 use glassbox::formulations::logistic_l1::{self, LogisticL1Model};
+use glassbox::formulations::risk_score::{self, RiskScoreModel};
 use glassbox::formulations::sorct::{self, SorctModel};
 use glassbox::formulations::sorrt::{self, explain::Explanations, SorrtModel};
 use glassbox::metrics;
@@ -170,6 +171,7 @@ fn load_classifier(path: &Path) -> Result<Box<dyn Classifier>> {
     Ok(match kind.as_str() {
         sorct::NAME => Box::new(SorctModel::load(path)?),
         logistic_l1::NAME => Box::new(LogisticL1Model::load(path)?),
+        risk_score::ORS | risk_score::OGRS => Box::new(RiskScoreModel::load(path)?),
         _ => bail!(
             "{}: '{kind}' models cannot be used here yet",
             path.display()
@@ -348,6 +350,12 @@ fn predict(model_path: &Path, data_path: &Path, out: Option<&Path>, target: &str
             metrics::accuracy(&y, &pred),
             y.len()
         );
+        if model.classes().len() == 2 {
+            // The ROC AUC of the probability of the second (positive) class.
+            let positive: Vec<bool> = y.iter().map(|&k| k == 1).collect();
+            let risk: Vec<f64> = proba.column(1).iter().copied().collect();
+            println!("auc {:.4}", metrics::roc_auc(&positive, &risk));
+        }
         if unseen > 0 {
             println!(
                 "note: {unseen} rows have a label the model was not trained on (counted as errors)"
