@@ -193,7 +193,12 @@ mod tests {
 
     #[test]
     fn lines_under_estimate_and_touch_the_loss() {
-        for set in [TangentSet::V0, TangentSet::V1, TangentSet::V2, TangentSet::V3] {
+        for set in [
+            TangentSet::V0,
+            TangentSet::V1,
+            TangentSet::V2,
+            TangentSet::V3,
+        ] {
             for v in set.points().into_iter().filter(|v| v.is_finite()) {
                 assert!((set.value(v) - logistic_loss(v)).abs() < 1e-12);
             }

@@ -47,9 +47,9 @@ mod tests {
 
     #[test]
     fn finds_the_separating_threshold() {
-        let values = [0.1, 0.4, 0.35, 0.9, 0.8, 0.2];
+        let values = [0.1, 0.25, 0.125, 0.875, 0.75, 0.2];
         let positive = [false, false, false, true, true, false];
-        assert_eq!(stump_threshold(&values, &positive), Some(0.6));
+        assert_eq!(stump_threshold(&values, &positive), Some(0.5));
         assert_eq!(stump_threshold(&[1.0, 1.0], &[true, false]), None);
     }
 
