@@ -421,7 +421,26 @@ pub fn greedy_start<P: RiskScoreMilp>(
         let offsets = score.totals(x);
         let excluded: Vec<usize> = score.rules.iter().map(|r| r.feature).collect();
         let step = build(1, &offsets, &excluded)?;
-        let result = solver.solve(step.milp(), options)?;
+        // The step starts from the rules so far plus a rule of 0 points (on the first free
+        // feature that splits the rows), so a step stopped by its time limit is never worse
+        // than the step before.
+        let start = (0..x.ncols())
+            .filter(|j| !excluded.contains(j))
+            .find_map(|j| {
+                let top = x.column(j).max();
+                step.point(&ScaledScore {
+                    rules: vec![ScaledRule {
+                        feature: j,
+                        threshold: top,
+                        points: 0,
+                    }],
+                    intercept: score.intercept,
+                })
+            });
+        let result = solver.solve(
+            step.milp(),
+            &options.with_warm_start(start.map(WarmStart::primal)),
+        )?;
         if !result.status.has_solution() || result.primal.is_empty() {
             return Ok(None);
         }
