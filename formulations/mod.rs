@@ -8,7 +8,9 @@ pub mod forest;
 pub mod heuristic;
 pub mod l0tree;
 pub mod logistic_l1;
+pub mod logloss_tangents;
 pub mod oct;
+pub mod risk_score;
 pub mod sorct;
 pub mod sorrt;
 pub mod tao;
@@ -29,5 +31,7 @@ pub fn all() -> Vec<FormulationInfo> {
         oct::info(),
         oct::info_h(),
         l0tree::info(),
+        risk_score::info_ors(),
+        risk_score::info_ogrs(),
     ]
 }

@@ -37,6 +37,7 @@ use crate::formulations::heuristic::HeuristicConfig;
 use crate::formulations::l0tree::{self, L0TreeConfig};
 use crate::formulations::logistic_l1::{self, LogisticL1Config};
 use crate::formulations::oct::{self, OctConfig, OcthConfig};
+use crate::formulations::risk_score::{self as risk_scores, RiskScoreConfig};
 use crate::formulations::sorct::{self, SorctConfig};
 use crate::formulations::sorrt::{self, SorrtConfig};
 use crate::metrics;
@@ -60,6 +61,9 @@ mod heuristic;
 /// The MILP path (OCT, OCT-H): one solve per split with a MIP start, MILP statistics in
 /// the results.
 mod milp;
+/// The risk-score path (ORS, OGRS): one MILP solve per split, AUC in the results.
+mod risk_score;
+pub use risk_score::RiskScoreMetrics;
 
 /// Where the data come from.
 #[derive(Clone, Debug, Default, Deserialize, Serialize)]
@@ -176,6 +180,8 @@ pub enum FormulationConfig {
     OctH(OcthConfig),
     /// l0-sparse randomized classification tree.
     L0Tree(L0TreeConfig),
+    /// A risk score, ORS or OGRS (its `kind`).
+    RiskScore(RiskScoreConfig),
 }
 
 impl FormulationConfig {
@@ -189,6 +195,7 @@ impl FormulationConfig {
             FormulationConfig::Oct(_) => oct::NAME,
             FormulationConfig::OctH(_) => oct::NAME_H,
             FormulationConfig::L0Tree(_) => l0tree::NAME,
+            FormulationConfig::RiskScore(f) => f.name(),
         }
     }
 
@@ -282,6 +289,18 @@ impl ExperimentConfig {
             l0tree::NAME => FormulationConfig::L0Tree(formulation.try_into().map_err(
                 |e: toml::de::Error| bad(format!("[formulation]: {}", one_line(&e.to_string()))),
             )?),
+            risk_scores::ORS | risk_scores::OGRS => {
+                let mut f: RiskScoreConfig =
+                    formulation.try_into().map_err(|e: toml::de::Error| {
+                        bad(format!("[formulation]: {}", one_line(&e.to_string())))
+                    })?;
+                f.kind = if name == risk_scores::ORS {
+                    risk_scores::Kind::Ors
+                } else {
+                    risk_scores::Kind::Ogrs
+                };
+                FormulationConfig::RiskScore(f)
+            }
             other => {
                 let known: Vec<&str> = crate::formulations::all().iter().map(|f| f.name).collect();
                 return Err(bad(format!(
@@ -497,6 +516,9 @@ pub struct SolveRecord {
     /// Regression metrics (regression formulations only).
     #[serde(flatten, default, skip_serializing_if = "Option::is_none")]
     pub regression: Option<RegressionMetrics>,
+    /// Risk-score metrics (ORS, OGRS only).
+    #[serde(flatten, default, skip_serializing_if = "Option::is_none")]
+    pub risk_score: Option<RiskScoreMetrics>,
     /// Local sparsity (percent).
     pub delta_local: f64,
     /// Global sparsity (percent).
@@ -604,6 +626,17 @@ pub fn run(
         );
     }
     let data = table.encode_classification()?;
+    if let FormulationConfig::RiskScore(f) = &config.formulation {
+        return risk_score::run_risk_score(
+            config,
+            f,
+            &data,
+            fixed_train,
+            out_dir,
+            &results_path,
+            progress,
+        );
+    }
     match &config.formulation {
         FormulationConfig::Sorct(f) => run_formulation(
             config,
@@ -650,8 +683,10 @@ pub fn run(
             &results_path,
             progress,
         ),
-        FormulationConfig::Sorrt(_) | FormulationConfig::Heuristic(_) => {
-            unreachable!("regression and heuristic learners returned above")
+        FormulationConfig::Sorrt(_)
+        | FormulationConfig::Heuristic(_)
+        | FormulationConfig::RiskScore(_) => {
+            unreachable!("regression, heuristic learners and risk scores returned above")
         }
     }
 }
@@ -925,6 +960,7 @@ fn fit_split<F: NlpClassifierFormulation>(
             test_accuracy: test_acc,
             test_balanced_accuracy: test_bal,
             regression: None,
+            risk_score: None,
             delta_local: dl,
             delta_global: dg,
             solve_seconds: seconds,
@@ -1030,6 +1066,9 @@ pub fn summary_table(records: &[SolveRecord]) -> String {
     use std::fmt::Write as _;
     if records.iter().any(|r| r.regression.is_some()) {
         return regression::summary_table(records);
+    }
+    if records.iter().any(|r| r.risk_score.is_some()) {
+        return risk_score::summary_table(records);
     }
     let mut out = String::new();
     let _ = writeln!(

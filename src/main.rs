@@ -11,6 +11,7 @@ use glassbox::formulations::forest::{self, ForestModel};
 use glassbox::formulations::l0tree::{self, L0TreeModel};
 use glassbox::formulations::logistic_l1::{self, LogisticL1Model};
 use glassbox::formulations::oct::{self, OctModel};
+use glassbox::formulations::risk_score::{self, RiskScoreModel};
 use glassbox::formulations::sorct::{self, SorctModel};
 use glassbox::formulations::sorrt::{self, explain::Explanations, SorrtModel};
 use glassbox::metrics;
@@ -178,6 +179,7 @@ fn load_classifier(path: &Path) -> Result<Box<dyn Classifier>> {
         forest::NAME => Box::new(ForestModel::load(path)?),
         oct::NAME | oct::NAME_H => Box::new(OctModel::load(path)?),
         l0tree::NAME => Box::new(L0TreeModel::load(path)?),
+        risk_score::ORS | risk_score::OGRS => Box::new(RiskScoreModel::load(path)?),
         _ => bail!(
             "{}: '{kind}' models cannot be used here yet",
             path.display()
@@ -362,6 +364,12 @@ fn predict(model_path: &Path, data_path: &Path, out: Option<&Path>, target: &str
             metrics::accuracy(&y, &pred),
             y.len()
         );
+        if model.classes().len() == 2 {
+            // The ROC AUC of the probability of the second (positive) class.
+            let positive: Vec<bool> = y.iter().map(|&k| k == 1).collect();
+            let risk: Vec<f64> = proba.column(1).iter().copied().collect();
+            println!("auc {:.4}", metrics::roc_auc(&positive, &risk));
+        }
         if unseen > 0 {
             println!(
                 "note: {unseen} rows have a label the model was not trained on (counted as errors)"

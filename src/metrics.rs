@@ -1,5 +1,5 @@
 //! Metrics: classification accuracy (plain and balanced, as scikit-learn names them), the
-//! confusion matrix, regression R² and mean squared error, and the sparsity measures of the
+//! confusion matrix, the ROC AUC, regression R² and mean squared error, and the sparsity measures of the
 //! S-ORCT paper (delta_L, delta_G).
 //!
 //! Depends on nalgebra only; nothing else in glassbox.
@@ -187,4 +187,43 @@ pub fn mean_squared_error(y_true: &[f64], y_pred: &[f64]) -> f64 {
         .map(|(t, p)| (t - p).powi(2))
         .sum::<f64>()
         / y_true.len() as f64
+}
+
+/// The area under the ROC curve of binary labels `positive` scored by `scores` (higher =
+/// more likely positive), as scikit-learn's `roc_auc_score`: the probability that a random
+/// positive scores above a random negative, ties counting one half (the Mann-Whitney
+/// statistic, from average ranks). NaN when either class is absent.
+///
+/// # Panics
+/// If `positive` and `scores` differ in length.
+pub fn roc_auc(positive: &[bool], scores: &[f64]) -> f64 {
+    assert_eq!(
+        positive.len(),
+        scores.len(),
+        "roc_auc: {} labels but {} scores; they must have one value per sample",
+        positive.len(),
+        scores.len()
+    );
+    let n_pos = positive.iter().filter(|&&p| p).count();
+    let n_neg = positive.len() - n_pos;
+    if n_pos == 0 || n_neg == 0 {
+        return f64::NAN;
+    }
+    let mut order: Vec<usize> = (0..scores.len()).collect();
+    order.sort_by(|&a, &b| scores[a].total_cmp(&scores[b]));
+    // Sum of the (1-based, tie-averaged) ranks of the positives.
+    let mut rank_sum = 0.0;
+    let mut start = 0;
+    while start < order.len() {
+        let mut end = start + 1;
+        while end < order.len() && scores[order[end]] == scores[order[start]] {
+            end += 1;
+        }
+        let average_rank = (start + 1 + end) as f64 / 2.0;
+        rank_sum +=
+            average_rank * order[start..end].iter().filter(|&&i| positive[i]).count() as f64;
+        start = end;
+    }
+    let (p, n) = (n_pos as f64, n_neg as f64);
+    (rank_sum - p * (p + 1.0) / 2.0) / (p * n)
 }

@@ -149,6 +149,7 @@ pub(super) fn run_heuristic(
             milp: None,
             lambda_bound: None,
             decomposition: None,
+            risk_score: None,
         };
         writer.write_split(r, learner.name(), vec![record], Some(&fit.model))?;
     }

@@ -120,6 +120,7 @@ pub(super) fn run_milp_formulation<F: MilpClassifierFormulation>(
             }),
             lambda_bound: None,
             decomposition: None,
+            risk_score: None,
         };
         writer.write_split(r, formulation.name(), vec![record], model.as_ref())?;
     }

@@ -182,6 +182,7 @@ fn fit_split<F: NlpRegressorFormulation>(
             test_accuracy: nan,
             test_balanced_accuracy: nan,
             regression: Some(m),
+            risk_score: None,
             delta_local: dl,
             delta_global: dg,
             solve_seconds: seconds,

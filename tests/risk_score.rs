@@ -1,0 +1,537 @@
+//! Risk scores (thesis chapter 4): ORS and OGRS solved by HiGHS and CBC reach the optimum a
+//! brute-force enumeration finds on tiny instances; the score card printed for a person
+//! gives, applied by hand, the score and risk `predict` returns; the edits of Theorem 4.1
+//! and Corollaries 4.1-4.2 keep every prediction; AUC on a hand example; config errors;
+//! the CLI runs, shows and predicts.
+
+use glassbox::data::{ColumnEncoding, Encoding};
+use glassbox::formulations::logloss_tangents::{Line, TangentSet};
+use glassbox::formulations::risk_score::{
+    self, ogrs::OgrsProblem, ors::OrsProblem, Binarize, BinaryData, Direction, Kind,
+    RiskScoreConfig, RiskScoreData, RiskScoreMilp, RiskScoreModel, ScoreSet,
+};
+use glassbox::model::Classifier;
+use glassbox::{metrics, registry, MilpSolver, SolveOptions};
+use nalgebra::DMatrix;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use std::process::Command;
+
+const A: ScoreSet = ScoreSet {
+    min: -2.0,
+    max: 2.0,
+};
+
+fn solvers() -> Vec<Box<dyn MilpSolver>> {
+    ["highs", "cbc"]
+        .iter()
+        .map(|name| registry::milp_solver(name, &SolveOptions::default()).unwrap())
+        .collect()
+}
+
+/// Exact optimality, quiet.
+fn exact() -> SolveOptions {
+    SolveOptions {
+        relative_gap: Some(0.0),
+        absolute_gap: Some(1e-9),
+        time_limit: Some(120.0),
+        threads: Some(1),
+        ..SolveOptions::default()
+    }
+}
+
+fn sigmoid(v: f64) -> f64 {
+    1.0 / (1.0 + (-v).exp())
+}
+
+/// Labels drawn from a logistic model of the rows of `x` with weights `w` and bias `b`.
+fn draw_labels(x: &DMatrix<f64>, w: &[f64], b: f64, rng: &mut ChaCha8Rng) -> Vec<usize> {
+    (0..x.nrows())
+        .map(|i| {
+            let logit: f64 = (0..x.ncols()).map(|j| w[j] * x[(i, j)]).sum::<f64>() + b;
+            usize::from(rng.random::<f64>() < sigmoid(logit))
+        })
+        .collect()
+}
+
+/// The tiny binary instance of the issue: 40 rows, 6 binary features.
+fn tiny_binary() -> (DMatrix<f64>, Vec<usize>) {
+    let mut rng = ChaCha8Rng::seed_from_u64(6);
+    let x = DMatrix::from_fn(40, 6, |_, _| f64::from(rng.random::<f64>() < 0.5));
+    let y = draw_labels(&x, &[2.0, -1.5, 1.0, 0.0, 0.5, -0.5], -0.5, &mut rng);
+    (x, y)
+}
+
+/// The least approximate loss over the intercept of rows with total scores `totals`: the
+/// loss is convex piecewise linear in beta, so its minimum is at a beta where some row's
+/// margin sits on a breakpoint of the under-estimator.
+fn best_over_intercept(totals: &[f64], y: &[f64], lines: &[Line], kinks: &[f64]) -> f64 {
+    let loss = |beta: f64| -> f64 {
+        totals
+            .iter()
+            .zip(y)
+            .map(|(t, y)| {
+                let m = y * (t + beta);
+                lines
+                    .iter()
+                    .map(|l| l.at(m))
+                    .fold(f64::NEG_INFINITY, f64::max)
+            })
+            .sum()
+    };
+    let mut best = f64::INFINITY;
+    for (t, y) in totals.iter().zip(y) {
+        for k in kinks {
+            best = best.min(loss(y * k - t));
+        }
+    }
+    best
+}
+
+/// Brute force over T = 2 rules: every pair of candidate rules (feature j < k, each with its
+/// list of 0/1 columns "satisfied") and every pair of scores in A.
+fn brute_force(candidates: &[Vec<Vec<f64>>], y: &[f64], tangents: TangentSet) -> f64 {
+    let (lines, kinks) = (tangents.lines(), tangents.breakpoints());
+    let scores: Vec<f64> = (A.min as i64..=A.max as i64).map(|s| s as f64).collect();
+    let mut best = f64::INFINITY;
+    for j in 0..candidates.len() {
+        for k in j + 1..candidates.len() {
+            for zj in &candidates[j] {
+                for zk in &candidates[k] {
+                    for sj in &scores {
+                        for sk in &scores {
+                            let totals: Vec<f64> =
+                                (0..y.len()).map(|i| sj * zj[i] + sk * zk[i]).collect();
+                            best = best.min(best_over_intercept(&totals, y, &lines, &kinks));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    best
+}
+
+fn pm(y: &[usize]) -> Vec<f64> {
+    y.iter().map(|&k| if k == 1 { 1.0 } else { -1.0 }).collect()
+}
+
+/// Every rule `x_j >= v` of feature column `c` that holds for some rows but not all.
+fn threshold_rules(c: &[f64]) -> Vec<Vec<f64>> {
+    let mut values = c.to_vec();
+    values.sort_by(f64::total_cmp);
+    values.dedup();
+    values
+        .iter()
+        .skip(1)
+        .map(|v| c.iter().map(|x| f64::from(x >= v)).collect())
+        .collect()
+}
+
+fn check_optimum(problem: &dyn RiskScoreMilp, best: f64, x: &DMatrix<f64>, y: &[f64]) {
+    for solver in solvers() {
+        let result = solver.solve(problem.milp(), &exact()).unwrap();
+        eprintln!(
+            "{}: {} in {:.2} s, {:?} nodes",
+            solver.name(),
+            result.status.as_str(),
+            result.wall_seconds,
+            result.nodes
+        );
+        assert_eq!(result.status.as_str(), "optimal", "{}", solver.name());
+        let objective = result.objective.unwrap();
+        assert!(
+            (objective - best).abs() < 1e-6,
+            "{}: MILP optimum {objective}, brute force {best}",
+            solver.name()
+        );
+        // The decoded rules have the same loss.
+        let score = problem.decode(&result.primal);
+        let decoded = score.approximate_loss(x, y, TangentSet::V3);
+        assert!((decoded - best).abs() < 1e-6, "decoded loss {decoded}");
+    }
+}
+
+#[test]
+fn ors_matches_brute_force_on_the_tiny_binary_instance() {
+    let (x, y) = tiny_binary();
+    let data = BinaryData::new(&x, &y, Binarize::None);
+    assert_eq!(data.x, x);
+    let yy = pm(&y);
+    let candidates: Vec<Vec<Vec<f64>>> = (0..6)
+        .map(|j| vec![x.column(j).iter().copied().collect()])
+        .collect();
+    let best = brute_force(&candidates, &yy, TangentSet::V3);
+    let problem = OrsProblem::new(&data, 2, A, TangentSet::V3, &[0.0; 40], &[]).unwrap();
+    check_optimum(&problem, best, &x, &yy);
+}
+
+#[test]
+fn ogrs_matches_brute_force_on_the_tiny_binary_instance() {
+    let (x, y) = tiny_binary();
+    let data = RiskScoreData::new(x.clone(), &y);
+    assert!(data.binary.iter().all(|&b| b));
+    let yy = pm(&y);
+    // On a binary feature the only discriminative rule is x_j >= 1 (4.16p-q).
+    let candidates: Vec<Vec<Vec<f64>>> = (0..6)
+        .map(|j| threshold_rules(&x.column(j).iter().copied().collect::<Vec<_>>()))
+        .collect();
+    let best = brute_force(&candidates, &yy, TangentSet::V3);
+    let problem = OgrsProblem::new(&data, 2, A, TangentSet::V3, 1e-4, &[0.0; 40], &[]).unwrap();
+    check_optimum(&problem, best, &x, &yy);
+}
+
+/// 16 rows, 3 continuous features in user units (ages, pressures, ratios).
+fn tiny_continuous(rows: usize, seed: u64) -> (DMatrix<f64>, Vec<usize>) {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let x = DMatrix::from_fn(rows, 3, |_, j| {
+        let u: f64 = rng.random();
+        match j {
+            0 => (20.0 + 60.0 * u).round(),
+            1 => 90.0 + 80.0 * u,
+            _ => u,
+        }
+    });
+    let y = draw_labels(&x, &[0.08, -0.03, 2.0], -1.0, &mut rng);
+    (x, y)
+}
+
+#[test]
+fn ogrs_matches_brute_force_on_continuous_features_through_fit() {
+    let (x, y) = tiny_continuous(16, 3);
+    let yy = pm(&y);
+    let candidates: Vec<Vec<Vec<f64>>> = (0..3)
+        .map(|j| threshold_rules(&x.column(j).iter().copied().collect::<Vec<_>>()))
+        .collect();
+    // V1 keeps the enumeration (every pair of thresholds) quick.
+    let best = brute_force(&candidates, &yy, TangentSet::V1);
+    let config = RiskScoreConfig {
+        kind: Kind::Ogrs,
+        rules: 2,
+        score_min: -2,
+        score_max: 2,
+        tangents: TangentSet::V1,
+        ..RiskScoreConfig::default()
+    };
+    for solver in solvers() {
+        let fit = risk_score::fit(
+            &config,
+            solver.as_ref(),
+            &exact(),
+            &x,
+            &y,
+            classes(),
+            encoding(3),
+        )
+        .unwrap();
+        let objective = fit.result.objective.unwrap();
+        eprintln!(
+            "{}: {} in {:.2} s (warm start {:.2} s)",
+            solver.name(),
+            fit.result.status.as_str(),
+            fit.result.wall_seconds,
+            fit.warm_start_seconds
+        );
+        assert_eq!(fit.result.status.as_str(), "optimal");
+        assert!((objective - best).abs() < 1e-6, "{objective} vs {best}");
+        // The warm start is feasible and no better than the optimum.
+        assert!(fit.warm_start_objective.unwrap() >= best - 1e-9);
+        // The card in user units keeps the training rows on the same side of each rule.
+        let model = fit.model.unwrap();
+        let totals: Vec<f64> = model.scores(&x).iter().map(|&s| s as f64).collect();
+        let loss: f64 = totals
+            .iter()
+            .zip(&yy)
+            .map(|(t, y)| TangentSet::V1.value(y * (t + model.intercept)))
+            .sum();
+        assert!((loss - best).abs() < 1e-6, "card loss {loss} vs {best}");
+    }
+}
+
+fn classes() -> Vec<String> {
+    vec!["no".to_string(), "yes".to_string()]
+}
+
+fn encoding(p: usize) -> Encoding {
+    Encoding {
+        columns: (0..p)
+            .map(|j| ColumnEncoding::Numeric {
+                name: ["age", "pressure", "ratio"][j].to_string(),
+            })
+            .collect(),
+    }
+}
+
+/// One OGRS fitted (time-limited) on 40 rows in user units, and 25 test rows; fitted once
+/// for the tests that read it.
+fn fitted_model() -> (RiskScoreModel, DMatrix<f64>) {
+    static FITTED: std::sync::OnceLock<(RiskScoreModel, DMatrix<f64>)> = std::sync::OnceLock::new();
+    FITTED
+        .get_or_init(|| {
+            let (x, y) = tiny_continuous(40, 11);
+            let config = RiskScoreConfig {
+                kind: Kind::Ogrs,
+                rules: 3,
+                ..RiskScoreConfig::default()
+            };
+            let solver = registry::milp_solver("highs", &SolveOptions::default()).unwrap();
+            let options = SolveOptions {
+                time_limit: Some(4.0),
+                threads: Some(1),
+                ..SolveOptions::default()
+            };
+            let fit = risk_score::fit(
+                &config,
+                solver.as_ref(),
+                &options,
+                &x,
+                &y,
+                classes(),
+                encoding(3),
+            )
+            .unwrap();
+            let (test, _) = tiny_continuous(25, 12);
+            (fit.model.expect("a solution within 4 s"), test)
+        })
+        .clone()
+}
+
+/// Reads the card back as a person would: rules `name >= t` / `name < t` / `name = v` with
+/// their points, and the table from score to risk (percent).
+#[allow(clippy::type_complexity)]
+fn read_card(card: &str) -> (Vec<(String, String, f64, i64)>, Vec<(i64, f64)>) {
+    let mut rules = Vec::new();
+    let mut table = Vec::new();
+    let mut in_table = false;
+    for line in card.lines().skip(2) {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        if words.first() == Some(&"SCORE") {
+            in_table = words.len() == 2;
+            continue;
+        }
+        if in_table {
+            table.push((
+                words[0].parse().unwrap(),
+                words[1].trim_end_matches('%').parse().unwrap(),
+            ));
+        } else if words.len() == 5 {
+            rules.push((
+                words[1].to_string(),
+                words[2].to_string(),
+                words[3].parse().unwrap(),
+                words[4].parse().unwrap(),
+            ));
+        }
+    }
+    (rules, table)
+}
+
+#[test]
+fn the_printed_card_applied_by_hand_gives_predicts_score_and_risk() {
+    let (model, test) = fitted_model();
+    let card = model.describe();
+    eprintln!("{card}");
+    let (rules, table) = read_card(&card);
+    assert_eq!(rules.len(), model.rules.len(), "{card}");
+    assert!(!rules.is_empty());
+    let names = ["age", "pressure", "ratio"];
+    let scores = model.scores(&test);
+    let proba = model.predict_proba(&test);
+    let predicted = model.predict(&test);
+    for i in 0..test.nrows() {
+        let mut by_hand = 0;
+        for (name, op, threshold, points) in &rules {
+            let v = test[(i, names.iter().position(|n| n == name).unwrap())];
+            let holds = match op.as_str() {
+                ">=" => v >= *threshold,
+                "<" => v < *threshold,
+                "=" => v == *threshold,
+                other => panic!("unexpected operator {other}"),
+            };
+            if holds {
+                by_hand += points;
+            }
+        }
+        assert_eq!(by_hand, scores[i], "row {i}");
+        let (_, risk) = table
+            .iter()
+            .find(|(s, _)| *s == by_hand)
+            .unwrap_or_else(|| panic!("score {by_hand} not in the table"));
+        assert!(
+            (risk / 100.0 - proba[(i, 1)]).abs() <= 0.00005 + 1e-12,
+            "row {i}: card {risk}%, predict {}",
+            proba[(i, 1)]
+        );
+        assert_eq!(predicted[i], usize::from(proba[(i, 1)] > 0.5));
+    }
+}
+
+/// Equal models, up to rounding in the intercept (sums of points added and taken back).
+fn assert_same_model(a: &RiskScoreModel, b: &RiskScoreModel) {
+    assert_eq!(a.rules, b.rules);
+    assert!((a.intercept - b.intercept).abs() < 1e-12);
+}
+
+#[test]
+fn theorem_4_1_and_its_corollaries_keep_every_prediction() {
+    let (model, test) = fitted_model();
+    let reference = model.predict_proba(&test);
+    let same = |m: &RiskScoreModel| {
+        let p = m.predict_proba(&test);
+        (0..test.nrows()).all(|i| (p[(i, 1)] - reference[(i, 1)]).abs() < 1e-12)
+    };
+    for k in 0..model.rules.len() {
+        let flipped = model.flip_rule(k).unwrap();
+        assert_eq!(flipped.rules[k].direction, Direction::Below);
+        assert_eq!(flipped.rules[k].points, -model.rules[k].points);
+        assert!(same(&flipped), "flipping rule {k}");
+        assert_same_model(&flipped.flip_rule(k).unwrap(), &model);
+    }
+    assert!(model.flip_rule(model.rules.len()).is_err());
+    let nonnegative = model.with_nonnegative_points();
+    assert!(nonnegative.rules.iter().all(|r| r.points >= 0));
+    assert!(same(&nonnegative));
+    let below = model.with_direction(Direction::Below);
+    assert!(below.rules.iter().all(|r| r.direction == Direction::Below));
+    assert!(same(&below));
+    assert_same_model(&below.with_direction(Direction::AtLeast), &model);
+    // Saved and loaded, the model is the same.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("model.json");
+    nonnegative.save(&path).unwrap();
+    assert_eq!(RiskScoreModel::load(&path).unwrap(), nonnegative);
+}
+
+#[test]
+fn auc_of_a_hand_example() {
+    // Positive scores 0.9, 0.4, 0.3; negative 0.1, 0.4: of the 6 pairs, 4 ordered right,
+    // 1 tie (one half), 1 wrong: 4.5 / 6.
+    let positive = [true, false, true, false, true];
+    let scores = [0.9, 0.1, 0.4, 0.4, 0.3];
+    assert!((metrics::roc_auc(&positive, &scores) - 0.75).abs() < 1e-15);
+    assert_eq!(metrics::roc_auc(&[true, false], &[0.2, 0.1]), 1.0);
+    assert_eq!(metrics::roc_auc(&[true, false], &[0.1, 0.2]), 0.0);
+    assert!(metrics::roc_auc(&[true, true], &[0.1, 0.2]).is_nan());
+}
+
+// ---------------------------------------------------------------------------------------
+// The CLI: config errors, run, show, predict.
+
+fn glassbox(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_glassbox"))
+        .args(args)
+        .output()
+        .expect("the glassbox binary runs")
+}
+
+/// A tiny CSV: 40 rows of two continuous columns and a binary one, and the label.
+fn write_csv(dir: &std::path::Path, classes: usize) -> String {
+    let (x, y) = tiny_continuous(40, 5);
+    let mut text = String::from("age,pressure,smoker,target\n");
+    for i in 0..x.nrows() {
+        let label = if classes == 3 && i % 7 == 0 { 2 } else { y[i] };
+        text.push_str(&format!(
+            "{},{:.2},{},{}\n",
+            x[(i, 0)],
+            x[(i, 1)],
+            i % 3 == 0,
+            label
+        ));
+    }
+    let path = dir.join(format!("tiny{classes}.csv"));
+    std::fs::write(&path, text).unwrap();
+    path.to_str().unwrap().to_string()
+}
+
+fn run(dir: &std::path::Path, formulation: &str, classes: usize) -> (std::process::Output, String) {
+    let config = format!(
+        "[data]\npath = \"{}\"\ncategorical = [\"smoker\"]\n[split]\ntest_fraction = 0.25\n\
+         [formulation]\n{formulation}\n[solver]\nname = \"highs\"\ntime_limit = 4.0\nthreads = 1\n",
+        write_csv(dir, classes)
+    );
+    let path = dir.join("config.toml");
+    std::fs::write(&path, config).unwrap();
+    let out = dir.join("out");
+    let output = glassbox(&[
+        "run",
+        path.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--force",
+    ]);
+    (output, out.to_str().unwrap().to_string())
+}
+
+fn assert_fails(formulation: &str, classes: usize, needles: &[&str]) {
+    let dir = tempfile::tempdir().unwrap();
+    let (output, out) = run(dir.path(), formulation, classes);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!output.status.success(), "expected failure: {stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    for n in needles {
+        assert!(stderr.contains(n), "'{n}' not in: {stderr}");
+    }
+    assert!(!std::path::Path::new(&out).join("results.jsonl").exists());
+}
+
+#[test]
+fn config_errors_name_what_is_wrong() {
+    assert_fails("name = \"ogrs\"\nrules = 0", 2, &["rules (T)", "got 0"]);
+    assert_fails("name = \"ogrs\"\nrules = 9", 2, &["rules (T)", "(3)"]);
+    assert_fails("name = \"ogrs\"\nrule = 2", 2, &["rule"]);
+    assert_fails("name = \"ogrs\"\ntangents = \"V9\"", 2, &["V9"]);
+    assert_fails(
+        "name = \"ogrs\"\nscore_min = 1",
+        2,
+        &["score_min..score_max", "hold 0"],
+    );
+    assert_fails("name = \"ogrs\"\nepsilon = 0.0", 2, &["epsilon"]);
+    assert_fails("name = \"ogrs\"\nbinarize = \"stump\"", 2, &["binarize"]);
+    assert_fails(
+        "name = \"ors\"",
+        2,
+        &["ORS needs binary features", "'age'", "stump"],
+    );
+    assert_fails("name = \"ogrs\"", 3, &["exactly two classes"]);
+}
+
+#[test]
+fn cli_runs_shows_and_predicts_a_risk_score() {
+    let dir = tempfile::tempdir().unwrap();
+    for formulation in [
+        "name = \"ogrs\"\nrules = 2",
+        "name = \"ors\"\nrules = 2\nbinarize = \"stump\"",
+    ] {
+        let (output, out) = run(dir.path(), formulation, 2);
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        assert!(
+            output.status.success(),
+            "{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        assert!(stdout.contains("test_auc"), "{stdout}");
+        let line: serde_json::Value = serde_json::from_str(
+            std::fs::read_to_string(format!("{out}/results.jsonl"))
+                .unwrap()
+                .lines()
+                .next()
+                .unwrap(),
+        )
+        .unwrap();
+        assert!(line["test_auc"].as_f64().is_some(), "{line}");
+        assert!(line["train_auc"].as_f64().unwrap() > 0.5, "{line}");
+        let model = format!("{out}/models/split-0.json");
+        let show = glassbox(&["show", &model]);
+        let card = String::from_utf8_lossy(&show.stdout);
+        assert!(card.contains("points") && card.contains("risk"), "{card}");
+        let csv = dir.path().join("tiny2.csv");
+        let predict = glassbox(&["predict", &model, csv.to_str().unwrap()]);
+        let text = String::from_utf8_lossy(&predict.stdout);
+        assert!(
+            predict.status.success(),
+            "{}",
+            String::from_utf8_lossy(&predict.stderr)
+        );
+        assert!(text.contains("auc "), "{text}");
+    }
+}
