@@ -2,7 +2,7 @@
 # Installs the system packages glassbox's default backends need, when they are missing:
 # IPOPT (Debian's coinor-libipopt-dev), CBC (coinor-libcbc-dev), pkg-config, and what the
 # `highs` feature needs to build HiGHS from source (cmake, a C++ compiler, and libclang for
-# bindgen). Safe to run again: it does nothing when everything is there. Runs apt-get as
+# bindgen), and a font for PNG plots. Safe to run again: it does nothing when everything is there. Runs apt-get as
 # root, or through sudo.
 set -euo pipefail
 
@@ -16,6 +16,8 @@ command -v cmake >/dev/null 2>&1 || need+=(cmake)
 dpkg -s libclang-dev >/dev/null 2>&1 || need+=(libclang-dev)
 # CBC (feature `cbc`).
 dpkg -s coinor-libcbc-dev >/dev/null 2>&1 || need+=(coinor-libcbc-dev)
+# A TrueType font for the text of PNG plots (`glassbox explain --plot`); read at run time.
+dpkg -s fonts-dejavu-core >/dev/null 2>&1 || need+=(fonts-dejavu-core)
 
 if ((${#need[@]})); then
   echo "glassbox: installing system packages: ${need[*]}" >&2
