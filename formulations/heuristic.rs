@@ -191,6 +191,33 @@ impl HeuristicConfig {
         }
     }
 
+    /// Checks a saved tree to start from (`multistart.warm_start`) against the data:
+    /// only TAO starts from one, a classification tree with the data's `features` and
+    /// `n_classes`.
+    pub fn check_start(
+        &self,
+        start: Option<&TreeModel>,
+        features: usize,
+        n_classes: usize,
+    ) -> Result<()> {
+        let Some(m) = start else { return Ok(()) };
+        let classes = match &m.task {
+            TreeTask::Classification { classes } => classes.len(),
+            TreeTask::Regression { .. } => 0,
+        };
+        let problem = match self {
+            HeuristicConfig::Tao(_) if classes == n_classes && m.feature_names.len() == features => {
+                return Ok(())
+            }
+            HeuristicConfig::Tao(_) => format!(
+                "the warm-start tree has {} features and {classes} classes, the data {features} and {n_classes}",
+                m.feature_names.len()
+            ),
+            _ => "multistart.warm_start is used by tao only: remove it".to_string(),
+        };
+        Err(GlassboxError::formulation(self.name(), problem))
+    }
+
     /// Fits on `data`; `seed` seeds the learner's random choices (split-specific);
     /// `start` is a saved tree to start from, for learners that refine one.
     pub fn fit(
@@ -233,27 +260,9 @@ impl HeuristicConfig {
             }
             HeuristicConfig::Tao(c) => {
                 let (y, n_classes) = classes_of(data, tao::NAME)?;
+                self.check_start(start, data.x.ncols(), n_classes)?;
                 let mut tree = match start {
-                    Some(m) => {
-                        if m.tree
-                            .nodes
-                            .first()
-                            .is_some_and(|n| n.value.len() != n_classes)
-                            || m.feature_names.len() != data.x.ncols()
-                        {
-                            return Err(GlassboxError::formulation(
-                                tao::NAME,
-                                format!(
-                                    "the warm-start tree has {} features and {} classes, the data {} and {}",
-                                    m.feature_names.len(),
-                                    m.tree.nodes.first().map_or(0, |n| n.value.len()),
-                                    data.x.ncols(),
-                                    n_classes
-                                ),
-                            ));
-                        }
-                        m.tree.clone()
-                    }
+                    Some(m) => m.tree.clone(),
                     None => tao::starting_tree(c, data.x, y, n_classes),
                 };
                 let optimizer = Tao::new(data.x, y, n_classes);

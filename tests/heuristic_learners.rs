@@ -285,3 +285,59 @@ fn tmo_and_forest_run_from_configs() {
     assert!(e.contains("cr must be in [0, 1]"), "{e}");
     assert!(!dir.path().join("bad/results.jsonl").exists());
 }
+
+#[test]
+fn tao_starts_from_a_saved_tree_and_a_mismatched_one_is_refused_early() {
+    let dir = tempfile::tempdir().unwrap();
+    let datasets = format!("{}/../shared/datasets", env!("CARGO_MANIFEST_DIR"));
+    let run = |text: String, sub: &str| {
+        let config = ExperimentConfig::parse(Path::new("config.toml"), &text).unwrap();
+        experiment::run(&config, &dir.path().join(sub), false, false)
+    };
+    let cart = run(
+        format!(
+            "[data]\npath = \"{datasets}/pima.csv\"\n[formulation]\nname = \"cart\"\ndepth = 2\n"
+        ),
+        "cart",
+    )
+    .unwrap();
+    let saved = dir.path().join("cart/models/split-0.json");
+    let tao = run(
+        format!(
+            "[data]\npath = \"{datasets}/pima.csv\"\n[formulation]\nname = \"tao\"\n\
+             [multistart]\nwarm_start = \"{}\"\n",
+            saved.display()
+        ),
+        "tao",
+    )
+    .unwrap();
+    // The same split: TAO from the saved CART tree is at least as accurate on training.
+    assert!(tao.records[0].train_accuracy >= cart.records[0].train_accuracy);
+    let started = TreeModel::load(&dir.path().join("tao/models/split-0.json")).unwrap();
+    assert!(started.tree.depth() <= 2);
+    // A tree of pima (8 features) for spambase (57), and a warm start for CART: refused
+    // before anything is written.
+    for (name, data, needle) in [
+        (
+            "tao",
+            "spambase",
+            "has 8 features and 2 classes, the data 57",
+        ),
+        ("cart", "pima", "used by tao only"),
+    ] {
+        let sub = format!("bad-{name}");
+        let e = run(
+            format!(
+                "[data]\npath = \"{datasets}/{data}.csv\"\n[formulation]\nname = \"{name}\"\n\
+                 [multistart]\nwarm_start = \"{}\"\n",
+                saved.display()
+            ),
+            &sub,
+        )
+        .err()
+        .unwrap()
+        .to_string();
+        assert!(e.contains(needle), "{e}");
+        assert!(!dir.path().join(&sub).join("results.jsonl").exists());
+    }
+}

@@ -54,6 +54,7 @@ pub(super) fn run_heuristic(
         TreeTask::Classification { classes } => classes.len(),
         TreeTask::Regression { .. } => 0,
     };
+    learner.check_start(start.as_ref(), x.ncols(), n_classes)?;
 
     let mut writer = ResultsWriter::create(out_dir, results_path)?;
     for (r, (train, test)) in splits.iter().enumerate() {
