@@ -9,6 +9,7 @@ pub mod logistic_l1;
 pub mod sorct;
 pub mod sorrt;
 pub mod tao;
+pub mod tao_oblique;
 pub mod tmo;
 
 use crate::formulation::FormulationInfo;
@@ -23,5 +24,6 @@ pub fn all() -> Vec<FormulationInfo> {
         forest::info(),
         tao::info(),
         tmo::info(),
+        tao_oblique::info(),
     ]
 }

@@ -11,6 +11,7 @@ use glassbox::formulations::forest::{self, ForestModel};
 use glassbox::formulations::logistic_l1::{self, LogisticL1Model};
 use glassbox::formulations::sorct::{self, SorctModel};
 use glassbox::formulations::sorrt::{self, explain::Explanations, SorrtModel};
+use glassbox::formulations::tao_oblique::{self, ObliqueTreeModel};
 use glassbox::metrics;
 use glassbox::model::{model_kind, Classifier, Regressor};
 use nalgebra::DMatrix;
@@ -174,6 +175,7 @@ fn load_classifier(path: &Path) -> Result<Box<dyn Classifier>> {
         logistic_l1::NAME => Box::new(LogisticL1Model::load(path)?),
         k if TREE_MODEL_KINDS.contains(&k) => Box::new(TreeModel::load(path)?),
         forest::NAME => Box::new(ForestModel::load(path)?),
+        tao_oblique::NAME => Box::new(ObliqueTreeModel::load(path)?),
         _ => bail!(
             "{}: '{kind}' models cannot be used here yet",
             path.display()

@@ -341,3 +341,41 @@ fn tao_starts_from_a_saved_tree_and_a_mismatched_one_is_refused_early() {
         assert!(!dir.path().join(&sub).join("results.jsonl").exists());
     }
 }
+
+#[test]
+fn oblique_tao_lowers_the_training_error_through_ipopt_and_needs_a_solver() {
+    use glassbox::formulations::tao_oblique::TaoObliqueConfig;
+    // Sonar (208 x 60): CART of depth 2 leaves training errors that hyperplanes remove.
+    let d = glassbox::data::Table::from_csv(
+        Path::new(&format!(
+            "{}/../shared/datasets/sonar.csv",
+            env!("CARGO_MANIFEST_DIR")
+        )),
+        &Default::default(),
+    )
+    .unwrap()
+    .encode_classification()
+    .unwrap();
+    let (x, y) = (d.x, d.y);
+    let solver = glassbox::registry::nlp_solver("ipopt", &Default::default()).unwrap();
+    let config = TaoObliqueConfig {
+        depth: Some(2),
+        ..TaoObliqueConfig::default()
+    };
+    let (tree, outcome, failures) = config
+        .fit(&x, &y, 2, &*solver, &Default::default())
+        .unwrap();
+    assert_eq!(failures, 0);
+    assert!(outcome.errors_after < outcome.errors_before, "{outcome:?}");
+    let predicted = tree.predict_class(&x);
+    let errors = predicted.iter().zip(&y).filter(|(p, t)| p != t).count() as f64;
+    assert_eq!(errors, outcome.errors_after);
+    // From a config: without [solver] it is an error naming the table.
+    let e = ExperimentConfig::parse(
+        Path::new("config.toml"),
+        "[data]\npath = \"x.csv\"\n[formulation]\nname = \"tao_oblique\"\n",
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("[solver]"), "{e}");
+}
