@@ -294,13 +294,24 @@ fn the_command_line_runs_shows_and_predicts_with_a_regression_tree() {
         String::from_utf8_lossy(&out.stdout).to_string()
     };
     let out = dir.path().join("out");
-    let run = glassbox(&["run", config.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    let run = glassbox(&[
+        "run",
+        config.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
     assert!(run.contains("test R2"), "{run}");
     let model = out.join("models/split-0.json");
     let shown = glassbox(&["show", model.to_str().unwrap()]);
-    assert!(shown.starts_with("CART tree (squared_error), depth 3"), "{shown}");
+    assert!(
+        shown.starts_with("CART tree (squared_error), depth 3"),
+        "{shown}"
+    );
     assert!(shown.contains("target = "), "{shown}");
     let predicted = glassbox(&["predict", model.to_str().unwrap(), &data]);
     let last = predicted.lines().last().unwrap();
-    assert!(last.starts_with("r2 0.") && last.ends_with("on 506 rows"), "{last}");
+    assert!(
+        last.starts_with("r2 0.") && last.ends_with("on 506 rows"),
+        "{last}"
+    );
 }
