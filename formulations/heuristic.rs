@@ -9,6 +9,7 @@ use super::cart::grow::Targets;
 use super::cart::{self, CartConfig, TreeModel, TreeTask};
 use super::forest::{self, ForestConfig, ForestModel};
 use super::tao::{self, Tao, TaoConfig};
+use super::tao_oblique::{self, ObliqueTreeModel, TaoObliqueConfig};
 use super::tmo::{self, TmoConfig};
 use crate::data::Encoding;
 use crate::model::{Classifier, Regressor};
@@ -56,6 +57,8 @@ pub enum FittedModel {
     Tree(TreeModel),
     /// A random forest.
     Forest(ForestModel),
+    /// An oblique tree.
+    Oblique(ObliqueTreeModel),
 }
 
 impl FittedModel {
@@ -64,14 +67,16 @@ impl FittedModel {
         match self {
             FittedModel::Tree(m) => m,
             FittedModel::Forest(m) => m,
+            FittedModel::Oblique(m) => m,
         }
     }
 
-    /// As a regressor.
-    pub fn regressor(&self) -> &dyn Regressor {
+    /// As a regressor; none for a model that only classifies.
+    pub fn regressor(&self) -> Option<&dyn Regressor> {
         match self {
-            FittedModel::Tree(m) => m,
-            FittedModel::Forest(m) => m,
+            FittedModel::Tree(m) => Some(m),
+            FittedModel::Forest(m) => Some(m),
+            FittedModel::Oblique(_) => None,
         }
     }
 
@@ -80,6 +85,7 @@ impl FittedModel {
         match self {
             FittedModel::Tree(m) => m.sparsity(),
             FittedModel::Forest(m) => m.sparsity(),
+            FittedModel::Oblique(m) => m.sparsity(),
         }
     }
 
@@ -88,6 +94,7 @@ impl FittedModel {
         match self {
             FittedModel::Tree(m) => crate::model::save_json(path, kind, m),
             FittedModel::Forest(m) => crate::model::save_json(path, kind, m),
+            FittedModel::Oblique(m) => crate::model::save_json(path, kind, m),
         }
     }
 }
@@ -97,6 +104,7 @@ impl Serialize for FittedModel {
         match self {
             FittedModel::Tree(m) => m.serialize(s),
             FittedModel::Forest(m) => m.serialize(s),
+            FittedModel::Oblique(m) => m.serialize(s),
         }
     }
 }
@@ -125,6 +133,8 @@ pub enum HeuristicConfig {
     Tao(TaoConfig),
     /// TMO.
     Tmo(TmoConfig),
+    /// TAO for oblique trees (needs an NLP backend).
+    TaoOblique(TaoObliqueConfig),
 }
 
 impl HeuristicConfig {
@@ -141,6 +151,7 @@ impl HeuristicConfig {
             forest::NAME => parse(table).map(HeuristicConfig::Forest),
             tao::NAME => parse(table).map(HeuristicConfig::Tao),
             tmo::NAME => parse(table).map(HeuristicConfig::Tmo),
+            tao_oblique::NAME => parse(table).map(HeuristicConfig::TaoOblique),
             _ => return None,
         })
     }
@@ -152,6 +163,7 @@ impl HeuristicConfig {
             HeuristicConfig::Forest(_) => forest::NAME,
             HeuristicConfig::Tao(_) => tao::NAME,
             HeuristicConfig::Tmo(_) => tmo::NAME,
+            HeuristicConfig::TaoOblique(_) => tao_oblique::NAME,
         }
     }
 
@@ -162,6 +174,7 @@ impl HeuristicConfig {
             HeuristicConfig::Forest(c) => c.criterion.is_regression(),
             HeuristicConfig::Tao(c) => c.criterion.is_regression(),
             HeuristicConfig::Tmo(c) => c.criterion.is_regression(),
+            HeuristicConfig::TaoOblique(c) => c.criterion.is_regression(),
         }
     }
 
@@ -172,6 +185,7 @@ impl HeuristicConfig {
             HeuristicConfig::Forest(c) => c.depth,
             HeuristicConfig::Tao(c) => c.depth,
             HeuristicConfig::Tmo(c) => Some(c.depth),
+            HeuristicConfig::TaoOblique(c) => c.depth,
         }
     }
 
@@ -188,16 +202,50 @@ impl HeuristicConfig {
             HeuristicConfig::Forest(c) => c.check(regression, features),
             HeuristicConfig::Tao(c) => c.check(regression),
             HeuristicConfig::Tmo(c) => c.check(regression, features),
+            HeuristicConfig::TaoOblique(c) => c.check(regression),
         }
     }
 
-    /// Fits on `data`; `seed` seeds the learner's random choices (split-specific);
+    /// Whether it solves problems with a backend (then the config needs a `[solver]`).
+    pub fn uses_solver(&self) -> bool {
+        matches!(self, HeuristicConfig::TaoOblique(_))
+    }
+
+    /// Checks a saved tree to start from (`multistart.warm_start`) against the data:
+    /// only TAO starts from one, a classification tree with the data's `features` and
+    /// `n_classes`.
+    pub fn check_start(
+        &self,
+        start: Option<&TreeModel>,
+        features: usize,
+        n_classes: usize,
+    ) -> Result<()> {
+        let Some(m) = start else { return Ok(()) };
+        let classes = match &m.task {
+            TreeTask::Classification { classes } => classes.len(),
+            TreeTask::Regression { .. } => 0,
+        };
+        let problem = match self {
+            HeuristicConfig::Tao(_) if classes == n_classes && m.feature_names.len() == features => {
+                return Ok(())
+            }
+            HeuristicConfig::Tao(_) => format!(
+                "the warm-start tree has {} features and {classes} classes, the data {features} and {n_classes}",
+                m.feature_names.len()
+            ),
+            _ => "multistart.warm_start is used by tao only: remove it".to_string(),
+        };
+        Err(GlassboxError::formulation(self.name(), problem))
+    }
+
+    /// Fits on `data` (with `solver`, for learners that use one); `seed` seeds the learner's random choices (split-specific);
     /// `start` is a saved tree to start from, for learners that refine one.
     pub fn fit(
         &self,
         data: &TrainingSet<'_>,
         seed: u64,
         start: Option<&TreeModel>,
+        solver: Option<(&dyn crate::NlpSolver, &crate::SolveOptions)>,
     ) -> Result<HeuristicFit> {
         // The learner's seed, varied by the split's seed.
         let mix = |own: u64| own.wrapping_mul(1_000_003).wrapping_add(seed);
@@ -233,27 +281,9 @@ impl HeuristicConfig {
             }
             HeuristicConfig::Tao(c) => {
                 let (y, n_classes) = classes_of(data, tao::NAME)?;
+                self.check_start(start, data.x.ncols(), n_classes)?;
                 let mut tree = match start {
-                    Some(m) => {
-                        if m.tree
-                            .nodes
-                            .first()
-                            .is_some_and(|n| n.value.len() != n_classes)
-                            || m.feature_names.len() != data.x.ncols()
-                        {
-                            return Err(GlassboxError::formulation(
-                                tao::NAME,
-                                format!(
-                                    "the warm-start tree has {} features and {} classes, the data {} and {}",
-                                    m.feature_names.len(),
-                                    m.tree.nodes.first().map_or(0, |n| n.value.len()),
-                                    data.x.ncols(),
-                                    n_classes
-                                ),
-                            ));
-                        }
-                        m.tree.clone()
-                    }
+                    Some(m) => m.tree.clone(),
                     None => tao::starting_tree(c, data.x, y, n_classes),
                 };
                 let optimizer = Tao::new(data.x, y, n_classes);
@@ -294,6 +324,38 @@ impl HeuristicConfig {
                     note: format!(
                         "{} generations; training accuracy {:.4} (best of the initial population {:.4})",
                         outcome.generations, outcome.fitness, outcome.initial_fitness
+                    ),
+                })
+            }
+            HeuristicConfig::TaoOblique(c) => {
+                let (y, n_classes) = classes_of(data, tao_oblique::NAME)?;
+                let Some((solver, options)) = solver else {
+                    return Err(GlassboxError::formulation(
+                        tao_oblique::NAME,
+                        "needs an NLP backend: add a [solver] table",
+                    ));
+                };
+                let (tree, outcome, failures) = c.fit(data.x, y, n_classes, solver, options)?;
+                let classes = match data.task {
+                    TreeTask::Classification { classes } => classes.clone(),
+                    TreeTask::Regression { .. } => Vec::new(),
+                };
+                Ok(HeuristicFit {
+                    model: FittedModel::Oblique(ObliqueTreeModel {
+                        lambda: c.lambda,
+                        classes,
+                        feature_names: data.encoding.feature_names(),
+                        encoding: data.encoding.clone(),
+                        tree,
+                    }),
+                    iterations: outcome.passes as u64,
+                    hit_time_limit: false,
+                    note: format!(
+                        "{} after {} passes; training errors {} -> {}; {failures} node regressions without a point",
+                        if outcome.converged { "converged" } else { "pass limit" },
+                        outcome.passes,
+                        outcome.errors_before,
+                        outcome.errors_after
                     ),
                 })
             }

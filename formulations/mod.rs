@@ -14,6 +14,7 @@ pub mod risk_score;
 pub mod sorct;
 pub mod sorrt;
 pub mod tao;
+pub mod tao_oblique;
 pub mod tmo;
 
 use crate::formulation::FormulationInfo;
@@ -33,5 +34,6 @@ pub fn all() -> Vec<FormulationInfo> {
         l0tree::info(),
         risk_score::info_ors(),
         risk_score::info_ogrs(),
+        tao_oblique::info(),
     ]
 }

@@ -127,13 +127,226 @@ impl TaoConfig {
     }
 }
 
-/// TAO on one training set: the rows, their classes, and each feature's rows sorted by
-/// value (computed once, shared by every tree optimized on these rows).
-pub struct Tao<'a> {
-    x: &'a DMatrix<f64>,
-    y: &'a [usize],
-    n_classes: usize,
-    sorted: Vec<Vec<usize>>,
+// ---------------------------------------------------------------------------------------
+// The algorithm, for any tree whose nodes route rows left or right
+
+/// A tree TAO can optimize: its nodes route rows, its leaves hold class fractions, and a
+/// branch node's decision can be replaced. Implemented by the axis-aligned
+/// [`AxisTree`] and by the oblique trees of `tao_oblique`.
+pub trait TaoTree {
+    /// A branch node's decision.
+    type Split;
+    /// Nodes in the arena (reachable or not).
+    fn node_count(&self) -> usize;
+    /// Reachable nodes with their depth, breadth-first.
+    fn nodes_by_depth(&self) -> Vec<(usize, usize)>;
+    /// The children of branch node `t`; none for a leaf.
+    fn children(&self, t: usize) -> Option<(usize, usize)>;
+    /// Whether row `i` of `x` goes left at branch node `t`.
+    fn goes_left(&self, t: usize, x: &DMatrix<f64>, i: usize) -> bool;
+    /// The value (class fractions) of node `t`.
+    fn value(&self, t: usize) -> &[f64];
+    /// Sets the value of node `t`.
+    fn set_value(&mut self, t: usize, value: Vec<f64>);
+    /// Sets the decision of branch node `t`.
+    fn set_split(&mut self, t: usize, split: Self::Split);
+    /// Records how many rows (and what weight) reach node `t`.
+    fn set_counts(&mut self, t: usize, rows: usize, weight: f64);
+
+    /// The class of node `t` (its largest fraction).
+    fn class(&self, t: usize) -> usize {
+        argmax(self.value(t))
+    }
+
+    /// The leaf row `i` reaches from node `t`.
+    fn leaf_from(&self, mut t: usize, x: &DMatrix<f64>, i: usize) -> usize {
+        while let Some((left, right)) = self.children(t) {
+            t = if self.goes_left(t, x, i) { left } else { right };
+        }
+        t
+    }
+}
+
+/// The care points of a branch node: rows that exactly one of its subtrees classifies
+/// correctly, with the side that does and the row's weight.
+#[derive(Clone, Debug, Default)]
+pub struct CarePoints {
+    /// Row indices.
+    pub rows: Vec<usize>,
+    /// Whether each should go left.
+    pub left: Vec<bool>,
+    /// Their weights.
+    pub weights: Vec<f64>,
+    /// The weight the node's current decision misroutes.
+    pub current_errors: f64,
+}
+
+/// The per-node problem of TAO: a decision for a branch node that misroutes less weight of
+/// its care points than the current one, or none.
+pub trait NodeOptimizer<T: TaoTree> {
+    /// A strictly better decision for node `t`, or none.
+    fn improve(&self, tree: &T, t: usize, care: &CarePoints) -> Option<T::Split>;
+}
+
+/// A training set of rows with classes, for any TAO variant.
+#[derive(Clone, Copy, Debug)]
+pub struct Rows<'a> {
+    /// Features.
+    pub x: &'a DMatrix<f64>,
+    /// Classes in `0..n_classes`.
+    pub y: &'a [usize],
+    /// K.
+    pub n_classes: usize,
+}
+
+impl Rows<'_> {
+    /// The weighted number of rows `tree` misclassifies.
+    pub fn errors<T: TaoTree>(&self, tree: &T, weights: &[f64]) -> f64 {
+        (0..self.x.nrows())
+            .filter(|&i| weights[i] > 0.0)
+            .filter(|&i| tree.class(tree.leaf_from(0, self.x, i)) != self.y[i])
+            .map(|i| weights[i])
+            .sum()
+    }
+
+    /// The rows (of positive weight) reaching each node.
+    fn reach<T: TaoTree>(&self, tree: &T, weights: &[f64]) -> Vec<Vec<usize>> {
+        let mut reach = vec![Vec::new(); tree.node_count()];
+        for i in (0..self.x.nrows()).filter(|&i| weights[i] > 0.0) {
+            let mut t = 0;
+            reach[t].push(i);
+            while let Some((left, right)) = tree.children(t) {
+                t = if tree.goes_left(t, self.x, i) {
+                    left
+                } else {
+                    right
+                };
+                reach[t].push(i);
+            }
+        }
+        reach
+    }
+
+    /// TAO on `tree` with `optimizer` over the rows of positive `weights` (see the module
+    /// comment), then [`Rows::refresh`].
+    pub fn optimize<T: TaoTree>(
+        &self,
+        tree: &mut T,
+        optimizer: &impl NodeOptimizer<T>,
+        weights: &[f64],
+        max_passes: usize,
+    ) -> TaoOutcome {
+        let errors_before = self.errors(tree, weights);
+        let mut passes = 0;
+        let mut converged = false;
+        while passes < max_passes {
+            passes += 1;
+            if !self.pass(tree, optimizer, weights) {
+                converged = true;
+                break;
+            }
+        }
+        self.refresh(tree, weights);
+        TaoOutcome {
+            passes,
+            converged,
+            errors_before,
+            errors_after: self.errors(tree, weights),
+        }
+    }
+
+    /// One bottom-up pass; whether anything changed.
+    fn pass<T: TaoTree>(
+        &self,
+        tree: &mut T,
+        optimizer: &impl NodeOptimizer<T>,
+        weights: &[f64],
+    ) -> bool {
+        let reach = self.reach(tree, weights);
+        let mut order = tree.nodes_by_depth();
+        // Deepest level first; within a level, any order (rows are disjoint).
+        order.sort_by_key(|&(t, d)| (std::cmp::Reverse(d), t));
+        let mut changed = false;
+        for (t, _) in order {
+            let rows = &reach[t];
+            if rows.is_empty() {
+                continue;
+            }
+            match tree.children(t) {
+                None => {
+                    let counts = self.class_weights(rows, weights);
+                    let old = tree.class(t);
+                    let new = argmax(&counts);
+                    // Keep the current class on a tie (no change without a strict gain).
+                    let unset = tree.value(t).len() != self.n_classes;
+                    if unset || counts[new] > counts[old] {
+                        let total: f64 = counts.iter().sum();
+                        tree.set_value(t, counts.iter().map(|c| c / total).collect());
+                        changed = true;
+                    }
+                }
+                Some((left, right)) => {
+                    let mut care = CarePoints::default();
+                    for &i in rows {
+                        let ok_left = tree.class(tree.leaf_from(left, self.x, i)) == self.y[i];
+                        let ok_right = tree.class(tree.leaf_from(right, self.x, i)) == self.y[i];
+                        if ok_left != ok_right {
+                            care.rows.push(i);
+                            care.left.push(ok_left);
+                            care.weights.push(weights[i]);
+                            if tree.goes_left(t, self.x, i) != ok_left {
+                                care.current_errors += weights[i];
+                            }
+                        }
+                    }
+                    if care.current_errors <= 0.0 {
+                        continue;
+                    }
+                    if let Some(split) = optimizer.improve(tree, t, &care) {
+                        tree.set_split(t, split);
+                        changed = true;
+                    }
+                }
+            }
+        }
+        changed
+    }
+
+    fn class_weights(&self, rows: &[usize], weights: &[f64]) -> Vec<f64> {
+        let mut counts = vec![0.0; self.n_classes];
+        for &i in rows {
+            counts[self.y[i]] += weights[i];
+        }
+        counts
+    }
+
+    /// Recomputes every node's rows, weight and value from the rows with positive
+    /// `weights`; a leaf keeps the class TAO chose (its fractions follow the rows), a node
+    /// no row reaches keeps its value, or takes its parent's if it has none (a leaf a
+    /// crossover created).
+    pub fn refresh<T: TaoTree>(&self, tree: &mut T, weights: &[f64]) {
+        let reach = self.reach(tree, weights);
+        for (t, rows) in reach.iter().enumerate() {
+            let counts = self.class_weights(rows, weights);
+            let total: f64 = counts.iter().sum();
+            tree.set_counts(t, rows.len(), total);
+            let unset = tree.value(t).len() != self.n_classes;
+            let is_branch = tree.children(t).is_some();
+            if total > 0.0 && (is_branch || unset || argmax(&counts) == tree.class(t)) {
+                tree.set_value(t, counts.iter().map(|c| c / total).collect());
+            }
+        }
+        for (t, _) in tree.nodes_by_depth() {
+            if let Some((left, right)) = tree.children(t) {
+                for c in [left, right] {
+                    if tree.value(c).len() != self.n_classes {
+                        let v = tree.value(t).to_vec();
+                        tree.set_value(c, v);
+                    }
+                }
+            }
+        }
+    }
 }
 
 /// What a TAO run did.
@@ -149,6 +362,62 @@ pub struct TaoOutcome {
     pub errors_after: f64,
 }
 
+// ---------------------------------------------------------------------------------------
+// Axis-aligned trees
+
+impl TaoTree for AxisTree {
+    type Split = AxisSplit;
+
+    fn node_count(&self) -> usize {
+        self.nodes.len()
+    }
+
+    fn nodes_by_depth(&self) -> Vec<(usize, usize)> {
+        self.bfs_order()
+    }
+
+    fn children(&self, t: usize) -> Option<(usize, usize)> {
+        self.nodes[t].branch.map(|b| (b.left, b.right))
+    }
+
+    fn goes_left(&self, t: usize, x: &DMatrix<f64>, i: usize) -> bool {
+        self.nodes[t]
+            .branch
+            .is_some_and(|b| b.split.goes_left(x, i))
+    }
+
+    fn value(&self, t: usize) -> &[f64] {
+        &self.nodes[t].value
+    }
+
+    fn set_value(&mut self, t: usize, value: Vec<f64>) {
+        self.nodes[t].value = value;
+    }
+
+    fn set_split(&mut self, t: usize, split: AxisSplit) {
+        if let Some(b) = &mut self.nodes[t].branch {
+            b.split = split;
+        }
+    }
+
+    fn set_counts(&mut self, t: usize, rows: usize, weight: f64) {
+        let node = &mut self.nodes[t];
+        node.n_samples = rows;
+        node.weight = weight;
+        // The growth criterion's impurity no longer describes the node.
+        node.impurity = 0.0;
+    }
+}
+
+/// TAO for axis-aligned trees on one training set: the rows, their classes, and each
+/// feature's rows sorted by value (computed once, shared by every tree optimized on these
+/// rows). The node problem is solved exactly: every feature is swept for the threshold
+/// that misroutes the least care-point weight.
+pub struct Tao<'a> {
+    rows: Rows<'a>,
+    sorted: Vec<Vec<usize>>,
+}
+
 impl<'a> Tao<'a> {
     /// Prepares TAO on rows `x` with classes `y` in `0..n_classes`.
     pub fn new(x: &'a DMatrix<f64>, y: &'a [usize], n_classes: usize) -> Self {
@@ -160,140 +429,38 @@ impl<'a> Tao<'a> {
             })
             .collect();
         Tao {
-            x,
-            y,
-            n_classes,
+            rows: Rows { x, y, n_classes },
             sorted,
         }
     }
 
-    /// The rows.
-    pub fn x(&self) -> &DMatrix<f64> {
-        self.x
-    }
-
     /// The weighted number of rows `tree` misclassifies.
     pub fn errors(&self, tree: &AxisTree, weights: &[f64]) -> f64 {
-        (0..self.x.nrows())
-            .filter(|&i| weights[i] > 0.0)
-            .filter(|&i| tree.nodes[tree.leaf_of(self.x, i)].class() != self.y[i])
-            .map(|i| weights[i])
-            .sum()
+        self.rows.errors(tree, weights)
     }
 
-    /// Optimizes `tree` on the rows with positive `weights` (see the module comment), then
-    /// refreshes every node's statistics on those rows.
+    /// Optimizes `tree` on the rows with positive `weights`.
     pub fn optimize(&self, tree: &mut AxisTree, weights: &[f64], max_passes: usize) -> TaoOutcome {
-        let errors_before = self.errors(tree, weights);
-        let mut passes = 0;
-        let mut converged = false;
-        while passes < max_passes {
-            passes += 1;
-            if !self.pass(tree, weights) {
-                converged = true;
-                break;
-            }
-        }
-        self.refresh(tree, weights);
-        TaoOutcome {
-            passes,
-            converged,
-            errors_before,
-            errors_after: self.errors(tree, weights),
-        }
+        self.rows.optimize(tree, self, weights, max_passes)
     }
 
-    /// The rows (of positive weight) reaching each node.
-    fn reach(&self, tree: &AxisTree, weights: &[f64]) -> Vec<Vec<usize>> {
-        let mut reach = vec![Vec::new(); tree.nodes.len()];
-        for i in (0..self.x.nrows()).filter(|&i| weights[i] > 0.0) {
-            let mut t = 0;
-            reach[t].push(i);
-            while let Some(b) = &tree.nodes[t].branch {
-                t = if b.split.goes_left(self.x, i) {
-                    b.left
-                } else {
-                    b.right
-                };
-                reach[t].push(i);
-            }
-        }
-        reach
+    /// Recomputes node statistics (see [`Rows::refresh`]).
+    pub fn refresh(&self, tree: &mut AxisTree, weights: &[f64]) {
+        self.rows.refresh(tree, weights)
     }
+}
 
-    /// One bottom-up pass; whether anything changed.
-    fn pass(&self, tree: &mut AxisTree, weights: &[f64]) -> bool {
-        let reach = self.reach(tree, weights);
-        let mut order = tree.bfs_order();
-        // Deepest level first; within a level, any order (rows are disjoint).
-        order.sort_by_key(|&(t, d)| (std::cmp::Reverse(d), t));
-        let mut changed = false;
-        for (t, _) in order {
-            let rows = &reach[t];
-            if rows.is_empty() {
-                continue;
-            }
-            match tree.nodes[t].branch {
-                None => {
-                    let mut counts = vec![0.0; self.n_classes];
-                    for &i in rows {
-                        counts[self.y[i]] += weights[i];
-                    }
-                    let old = tree.nodes[t].class();
-                    let new = argmax(&counts);
-                    // Keep the current class on a tie (no change without a strict gain).
-                    let unset = tree.nodes[t].value.len() != self.n_classes;
-                    if unset || counts[new] > counts[old] {
-                        let total: f64 = counts.iter().sum();
-                        tree.nodes[t].value = counts.iter().map(|c| c / total).collect();
-                        changed = true;
-                    }
-                }
-                Some(b) => {
-                    if let Some(split) =
-                        self.best_split(tree, b.split, b.left, b.right, rows, weights)
-                    {
-                        tree.nodes[t].branch.as_mut().expect("a branch").split = split;
-                        changed = true;
-                    }
-                }
-            }
-        }
-        changed
-    }
-
-    /// A split strictly better than `current` on the care points of a branch node with
-    /// children `left`, `right` reached by `rows`, or none.
-    fn best_split(
-        &self,
-        tree: &AxisTree,
-        current: AxisSplit,
-        left: usize,
-        right: usize,
-        rows: &[usize],
-        weights: &[f64],
-    ) -> Option<AxisSplit> {
-        // care[i] = Some(true) when row i should go left, Some(false) right.
-        let mut care: Vec<Option<bool>> = vec![None; self.x.nrows()];
+impl NodeOptimizer<AxisTree> for Tao<'_> {
+    fn improve(&self, _tree: &AxisTree, _t: usize, care: &CarePoints) -> Option<AxisSplit> {
+        let x = self.rows.x;
+        // target[i] = Some((goes left, weight)) for the care points.
+        let mut target: Vec<Option<(bool, f64)>> = vec![None; x.nrows()];
         let mut total_left = 0.0;
-        let mut current_errors = 0.0;
-        let mut any = false;
-        for &i in rows {
-            let ok_left = tree.nodes[tree.leaf_from(left, self.x, i)].class() == self.y[i];
-            let ok_right = tree.nodes[tree.leaf_from(right, self.x, i)].class() == self.y[i];
-            if ok_left != ok_right {
-                care[i] = Some(ok_left);
-                any = true;
-                if ok_left {
-                    total_left += weights[i];
-                }
-                if current.goes_left(self.x, i) != ok_left {
-                    current_errors += weights[i];
-                }
+        for ((&i, &left), &w) in care.rows.iter().zip(&care.left).zip(&care.weights) {
+            target[i] = Some((left, w));
+            if left {
+                total_left += w;
             }
-        }
-        if !any || current_errors <= 0.0 {
-            return None;
         }
         let mut best: Option<(f64, AxisSplit)> = None;
         for (j, sorted) in self.sorted.iter().enumerate() {
@@ -302,12 +469,14 @@ impl<'a> Tao<'a> {
             let (mut right_on_left, mut left_on_left) = (0.0, 0.0);
             let mut previous: Option<f64> = None;
             for &i in sorted {
-                let Some(goes_left) = care[i] else { continue };
-                let v = self.x[(i, j)];
+                let Some((goes_left, w)) = target[i] else {
+                    continue;
+                };
+                let v = x[(i, j)];
                 if let Some(prev) = previous {
                     if v > prev + FEATURE_THRESHOLD {
                         let errors = right_on_left + (total_left - left_on_left);
-                        if errors < current_errors && best.is_none_or(|(e, _)| errors < e) {
+                        if errors < care.current_errors && best.is_none_or(|(e, _)| errors < e) {
                             let mut threshold = 0.5 * (prev + v);
                             if threshold >= v {
                                 threshold = prev;
@@ -323,50 +492,14 @@ impl<'a> Tao<'a> {
                     }
                 }
                 if goes_left {
-                    left_on_left += weights[i];
+                    left_on_left += w;
                 } else {
-                    right_on_left += weights[i];
+                    right_on_left += w;
                 }
                 previous = Some(v);
             }
         }
         best.map(|(_, s)| s)
-    }
-
-    /// Recomputes every node's rows, weight and value from the rows with positive
-    /// `weights`; a node no row reaches keeps its value.
-    pub fn refresh(&self, tree: &mut AxisTree, weights: &[f64]) {
-        let reach = self.reach(tree, weights);
-        for (t, rows) in reach.iter().enumerate() {
-            let node = &mut tree.nodes[t];
-            node.n_samples = rows.len();
-            let mut counts = vec![0.0; self.n_classes];
-            for &i in rows {
-                counts[self.y[i]] += weights[i];
-            }
-            let total: f64 = counts.iter().sum();
-            node.weight = total;
-            node.impurity = 0.0;
-            if total > 0.0 && node.branch.is_some() {
-                node.value = counts.iter().map(|c| c / total).collect();
-            } else if total > 0.0
-                && (node.value.len() != self.n_classes || argmax(&counts) == node.class())
-            {
-                // A leaf keeps the class TAO chose; its fractions follow the rows.
-                node.value = counts.iter().map(|c| c / total).collect();
-            }
-        }
-        // A node without rows and without a value (a leaf a crossover created) predicts
-        // what its parent would.
-        for (t, _) in tree.bfs_order() {
-            if let Some(b) = tree.nodes[t].branch {
-                for c in [b.left, b.right] {
-                    if tree.nodes[c].value.len() != self.n_classes {
-                        tree.nodes[c].value = tree.nodes[t].value.clone();
-                    }
-                }
-            }
-        }
     }
 }
 

@@ -201,7 +201,10 @@ impl FormulationConfig {
 
     /// Whether it is solved by a backend (and so needs a `[solver]` table).
     pub fn uses_solver(&self) -> bool {
-        !matches!(self, FormulationConfig::Heuristic(_))
+        match self {
+            FormulationConfig::Heuristic(h) => h.uses_solver(),
+            _ => true,
+        }
     }
 }
 

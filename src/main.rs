@@ -14,6 +14,7 @@ use glassbox::formulations::oct::{self, OctModel};
 use glassbox::formulations::risk_score::{self, RiskScoreModel};
 use glassbox::formulations::sorct::{self, SorctModel};
 use glassbox::formulations::sorrt::{self, explain::Explanations, SorrtModel};
+use glassbox::formulations::tao_oblique::{self, ObliqueTreeModel};
 use glassbox::metrics;
 use glassbox::model::{model_kind, Classifier, Regressor};
 use nalgebra::DMatrix;
@@ -180,6 +181,7 @@ fn load_classifier(path: &Path) -> Result<Box<dyn Classifier>> {
         oct::NAME | oct::NAME_H => Box::new(OctModel::load(path)?),
         l0tree::NAME => Box::new(L0TreeModel::load(path)?),
         risk_score::ORS | risk_score::OGRS => Box::new(RiskScoreModel::load(path)?),
+        tao_oblique::NAME => Box::new(ObliqueTreeModel::load(path)?),
         _ => bail!(
             "{}: '{kind}' models cannot be used here yet",
             path.display()

@@ -264,3 +264,54 @@ fn runs_from_a_config_and_saves_loadable_models() {
     assert!(m.tree.depth() <= 2);
     assert_eq!(m.classes().len(), 3);
 }
+
+#[test]
+fn the_command_line_runs_shows_and_predicts_with_a_regression_tree() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = format!(
+        "{}/../shared/datasets/boston_housing.csv",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let config = dir.path().join("c.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "[data]\npath = \"{data}\"\n[formulation]\nname = \"cart\"\n\
+             criterion = \"squared_error\"\ndepth = 3\nmin_leaf = 5\n"
+        ),
+    )
+    .unwrap();
+    let glassbox = |args: &[&str]| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_glassbox"))
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).to_string()
+    };
+    let out = dir.path().join("out");
+    let run = glassbox(&[
+        "run",
+        config.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(run.contains("test R2"), "{run}");
+    let model = out.join("models/split-0.json");
+    let shown = glassbox(&["show", model.to_str().unwrap()]);
+    assert!(
+        shown.starts_with("CART tree (squared_error), depth 3"),
+        "{shown}"
+    );
+    assert!(shown.contains("target = "), "{shown}");
+    let predicted = glassbox(&["predict", model.to_str().unwrap(), &data]);
+    let last = predicted.lines().last().unwrap();
+    assert!(
+        last.starts_with("r2 0.") && last.ends_with("on 506 rows"),
+        "{last}"
+    );
+}

@@ -285,3 +285,97 @@ fn tmo_and_forest_run_from_configs() {
     assert!(e.contains("cr must be in [0, 1]"), "{e}");
     assert!(!dir.path().join("bad/results.jsonl").exists());
 }
+
+#[test]
+fn tao_starts_from_a_saved_tree_and_a_mismatched_one_is_refused_early() {
+    let dir = tempfile::tempdir().unwrap();
+    let datasets = format!("{}/../shared/datasets", env!("CARGO_MANIFEST_DIR"));
+    let run = |text: String, sub: &str| {
+        let config = ExperimentConfig::parse(Path::new("config.toml"), &text).unwrap();
+        experiment::run(&config, &dir.path().join(sub), false, false)
+    };
+    let cart = run(
+        format!(
+            "[data]\npath = \"{datasets}/pima.csv\"\n[formulation]\nname = \"cart\"\ndepth = 2\n"
+        ),
+        "cart",
+    )
+    .unwrap();
+    let saved = dir.path().join("cart/models/split-0.json");
+    let tao = run(
+        format!(
+            "[data]\npath = \"{datasets}/pima.csv\"\n[formulation]\nname = \"tao\"\n\
+             [multistart]\nwarm_start = \"{}\"\n",
+            saved.display()
+        ),
+        "tao",
+    )
+    .unwrap();
+    // The same split: TAO from the saved CART tree is at least as accurate on training.
+    assert!(tao.records[0].train_accuracy >= cart.records[0].train_accuracy);
+    let started = TreeModel::load(&dir.path().join("tao/models/split-0.json")).unwrap();
+    assert!(started.tree.depth() <= 2);
+    // A tree of pima (8 features) for spambase (57), and a warm start for CART: refused
+    // before anything is written.
+    for (name, data, needle) in [
+        (
+            "tao",
+            "spambase",
+            "has 8 features and 2 classes, the data 57",
+        ),
+        ("cart", "pima", "used by tao only"),
+    ] {
+        let sub = format!("bad-{name}");
+        let e = run(
+            format!(
+                "[data]\npath = \"{datasets}/{data}.csv\"\n[formulation]\nname = \"{name}\"\n\
+                 [multistart]\nwarm_start = \"{}\"\n",
+                saved.display()
+            ),
+            &sub,
+        )
+        .err()
+        .unwrap()
+        .to_string();
+        assert!(e.contains(needle), "{e}");
+        assert!(!dir.path().join(&sub).join("results.jsonl").exists());
+    }
+}
+
+#[test]
+fn oblique_tao_lowers_the_training_error_through_ipopt_and_needs_a_solver() {
+    use glassbox::formulations::tao_oblique::TaoObliqueConfig;
+    // Sonar (208 x 60): CART of depth 2 leaves training errors that hyperplanes remove.
+    let d = glassbox::data::Table::from_csv(
+        Path::new(&format!(
+            "{}/../shared/datasets/sonar.csv",
+            env!("CARGO_MANIFEST_DIR")
+        )),
+        &Default::default(),
+    )
+    .unwrap()
+    .encode_classification()
+    .unwrap();
+    let (x, y) = (d.x, d.y);
+    let solver = glassbox::registry::nlp_solver("ipopt", &Default::default()).unwrap();
+    let config = TaoObliqueConfig {
+        depth: Some(2),
+        ..TaoObliqueConfig::default()
+    };
+    let (tree, outcome, failures) = config
+        .fit(&x, &y, 2, &*solver, &Default::default())
+        .unwrap();
+    assert_eq!(failures, 0);
+    assert!(outcome.errors_after < outcome.errors_before, "{outcome:?}");
+    let predicted = tree.predict_class(&x);
+    let errors = predicted.iter().zip(&y).filter(|(p, t)| p != t).count() as f64;
+    assert_eq!(errors, outcome.errors_after);
+    // From a config: without [solver] it is an error naming the table.
+    let e = ExperimentConfig::parse(
+        Path::new("config.toml"),
+        "[data]\npath = \"x.csv\"\n[formulation]\nname = \"tao_oblique\"\n",
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("[solver]"), "{e}");
+}

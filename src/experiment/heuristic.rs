@@ -54,6 +54,15 @@ pub(super) fn run_heuristic(
         TreeTask::Classification { classes } => classes.len(),
         TreeTask::Regression { .. } => 0,
     };
+    learner.check_start(start.as_ref(), x.ncols(), n_classes)?;
+    let solver = if learner.uses_solver() {
+        Some(crate::registry::nlp_solver(
+            &config.solver.name,
+            &config.solver.options,
+        )?)
+    } else {
+        None
+    };
 
     let mut writer = ResultsWriter::create(out_dir, results_path)?;
     for (r, (train, test)) in splits.iter().enumerate() {
@@ -88,12 +97,19 @@ pub(super) fn run_heuristic(
         };
         let started = Instant::now();
         // The learner's own seed is varied per split so that splits are independent draws.
-        let fit = learner.fit(&training, split_seed, start.as_ref())?;
+        let fit = learner.fit(
+            &training,
+            split_seed,
+            start.as_ref(),
+            solver.as_deref().map(|s| (s, &config.solver.options)),
+        )?;
         let seconds = started.elapsed().as_secs_f64();
         let nan = f64::NAN;
         let (mut train_acc, mut test_acc, mut test_bal, mut reg) = (nan, nan, nan, None);
         let objective = if regression {
-            let model = fit.model.regressor();
+            let model = fit.model.regressor().ok_or_else(|| {
+                crate::GlassboxError::formulation(learner.name(), "learns classifiers only")
+            })?;
             let (p_train, p_test) = (model.predict(&x_train), model.predict(&x_test));
             let train_mse = metrics::mean_squared_error(&yv_train, &p_train);
             reg = Some(RegressionMetrics {

@@ -1,0 +1,482 @@
+//! TAO for oblique trees (Carreira-Perpinan and Tavallali 2018, their "sparse oblique
+//! trees"): the bottom-up pass of `tao` over care points, where the node problem, a
+//! weighted 0/1 loss over the care points with a linear decision, is replaced as in the
+//! paper by an l1-regularized logistic regression (class "left" against "right", each care
+//! point weighted by its row's weight), solved by any NLP backend through
+//! `logistic_l1::fit`. The fitted hyperplane is kept only if it misroutes strictly less
+//! care-point weight than the node's current one, so the training error never increases.
+//!
+//! The starting tree is CART's (its splits as hyperplanes with one nonzero coefficient).
+//! Features are min-max scaled for the regressions (the penalty treats them alike); the
+//! hyperplanes are stored in the user's units: a row goes left when `c . x <= threshold`.
+//!
+//! Choices where the paper leaves room: lambda is one absolute penalty on the scaled
+//! features for every node (the paper's C is tuned per data set); when every care point
+//! wants the same side, the node takes the constant decision sending all its rows there
+//! (no regression); a backend that returns no point leaves the node as it was (counted in
+//! the run's note); weights at most `metrics::SPARSITY_TOLERANCE` in scaled units (an
+//! interior point's stand-in for zero) are set to exactly zero before the split is scored.
+//!
+//! Depends on the core, `cart` (starting tree), `tao` (the pass) and `logistic_l1`.
+
+use crate::data::{Encoding, MinMaxScaler};
+use crate::formulation::{FormulationInfo, ParamSpec};
+use crate::formulations::cart::grow::Criterion;
+use crate::formulations::cart::tree::AxisTree;
+use crate::formulations::logistic_l1;
+use crate::formulations::tao::{self, CarePoints, NodeOptimizer, Rows, TaoConfig, TaoTree};
+use crate::model::Classifier;
+use crate::{metrics, GlassboxError, NlpSolver, Result, SolveOptions};
+use nalgebra::DMatrix;
+use serde::{Deserialize, Serialize};
+use std::cell::Cell;
+use std::fmt::Write as _;
+use std::path::Path;
+use std::sync::Arc;
+
+/// The name configs and saved models use.
+pub const NAME: &str = "tao_oblique";
+
+/// The `[formulation]` table of oblique TAO (it needs a `[solver]` table: an NLP backend).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct TaoObliqueConfig {
+    /// Criterion of the starting CART tree.
+    pub criterion: Criterion,
+    /// Depth of the starting CART tree.
+    pub depth: Option<usize>,
+    /// Minimum rows per leaf of the starting CART tree.
+    pub min_leaf: usize,
+    /// Maximum TAO passes.
+    pub max_passes: usize,
+    /// l1 penalty of each node's logistic regression (scaled features), absolute.
+    pub lambda: f64,
+}
+
+impl Default for TaoObliqueConfig {
+    fn default() -> Self {
+        TaoObliqueConfig {
+            criterion: Criterion::Gini,
+            depth: Some(3),
+            min_leaf: 1,
+            max_passes: 20,
+            lambda: 0.01,
+        }
+    }
+}
+
+/// The description `glassbox formulations` prints.
+pub fn info() -> FormulationInfo {
+    const PARAMS: &[ParamSpec] = &[
+        ParamSpec {
+            name: "criterion",
+            default: "\"gini\"",
+            help: "criterion of the starting CART tree (gini | entropy)",
+        },
+        ParamSpec {
+            name: "depth",
+            default: "3",
+            help: "depth of the starting CART tree",
+        },
+        ParamSpec {
+            name: "min_leaf",
+            default: "1",
+            help: "minimum rows per leaf of the starting CART tree",
+        },
+        ParamSpec {
+            name: "max_passes",
+            default: "20",
+            help: "maximum bottom-up passes",
+        },
+        ParamSpec {
+            name: "lambda",
+            default: "0.01",
+            help: "l1 penalty of the node regressions (scaled features), absolute",
+        },
+    ];
+    FormulationInfo {
+        name: NAME,
+        kind: "heuristic",
+        description: "TAO for sparse oblique trees: care-point l1-logistic regression per node through an NLP backend ([solver] needed), from CART",
+        parameters: PARAMS,
+    }
+}
+
+impl TaoObliqueConfig {
+    /// Checks the parameters.
+    pub fn check(&self, regression: bool) -> Result<()> {
+        let axis = TaoConfig {
+            criterion: self.criterion,
+            depth: self.depth,
+            min_leaf: self.min_leaf,
+            max_passes: self.max_passes,
+        };
+        axis.check(regression)
+            .map_err(|e| GlassboxError::formulation(NAME, e.to_string()))?;
+        if !(self.lambda.is_finite() && self.lambda >= 0.0) {
+            return Err(GlassboxError::formulation(
+                NAME,
+                format!("lambda must be a finite number >= 0, got {}", self.lambda),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Fits: CART, then oblique TAO with `solver`. Returns the tree, the outcome and the
+    /// number of node regressions whose backend returned no point.
+    pub fn fit(
+        &self,
+        x: &DMatrix<f64>,
+        y: &[usize],
+        n_classes: usize,
+        solver: &dyn NlpSolver,
+        options: &SolveOptions,
+    ) -> Result<(ObliqueTree, tao::TaoOutcome, usize)> {
+        let axis = TaoConfig {
+            criterion: self.criterion,
+            depth: self.depth,
+            min_leaf: self.min_leaf,
+            max_passes: self.max_passes,
+        };
+        let start = tao::starting_tree(&axis, x, y, n_classes);
+        let mut tree = ObliqueTree::from_axis(&start, x.ncols());
+        let scaler = MinMaxScaler::fit(x);
+        let optimizer = LogisticNodes {
+            x,
+            scaled: scaler.transform(x),
+            scaler,
+            lambda: self.lambda,
+            solver,
+            options,
+            failures: Cell::new(0),
+        };
+        let rows = Rows { x, y, n_classes };
+        let outcome = rows.optimize(
+            &mut tree,
+            &optimizer,
+            &vec![1.0; x.nrows()],
+            self.max_passes,
+        );
+        Ok((tree, outcome, optimizer.failures.get()))
+    }
+}
+
+/// A hyperplane decision: a row goes left when `coefficients . x <= threshold`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LinearSplit {
+    /// One per encoded feature, user units.
+    pub coefficients: Vec<f64>,
+    /// Threshold, user units.
+    pub threshold: f64,
+}
+
+impl LinearSplit {
+    /// Whether row `i` of `x` goes left.
+    pub fn goes_left(&self, x: &DMatrix<f64>, i: usize) -> bool {
+        let s: f64 = self
+            .coefficients
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| **c != 0.0)
+            .map(|(j, c)| c * x[(i, j)])
+            .sum();
+        s <= self.threshold
+    }
+}
+
+/// One node of an oblique tree.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ObliqueNode {
+    /// The decision and the children (arena indices); none for a leaf.
+    pub branch: Option<(LinearSplit, usize, usize)>,
+    /// Class fractions of the training rows reaching it.
+    pub value: Vec<f64>,
+    /// Training rows reaching it.
+    pub n_samples: usize,
+}
+
+/// An oblique tree; `nodes[0]` is the root.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ObliqueTree {
+    /// The nodes.
+    pub nodes: Vec<ObliqueNode>,
+}
+
+impl ObliqueTree {
+    /// The axis-aligned tree as hyperplanes (one coefficient 1 per split) over `p`
+    /// features.
+    pub fn from_axis(tree: &AxisTree, p: usize) -> Self {
+        ObliqueTree {
+            nodes: tree
+                .nodes
+                .iter()
+                .map(|n| ObliqueNode {
+                    branch: n.branch.map(|b| {
+                        let mut coefficients = vec![0.0; p];
+                        coefficients[b.split.feature] = 1.0;
+                        (
+                            LinearSplit {
+                                coefficients,
+                                threshold: b.split.threshold,
+                            },
+                            b.left,
+                            b.right,
+                        )
+                    }),
+                    value: n.value.clone(),
+                    n_samples: n.n_samples,
+                })
+                .collect(),
+        }
+    }
+
+    /// The class each row of `x` reaches.
+    pub fn predict_class(&self, x: &DMatrix<f64>) -> Vec<usize> {
+        (0..x.nrows())
+            .map(|i| self.class(self.leaf_from(0, x, i)))
+            .collect()
+    }
+
+    /// The `p x (branch nodes)` coefficient matrix of the reachable branch nodes.
+    pub fn coefficient_matrix(&self, p: usize) -> DMatrix<f64> {
+        let splits: Vec<&LinearSplit> = self
+            .nodes_by_depth()
+            .iter()
+            .filter_map(|&(t, _)| self.nodes[t].branch.as_ref().map(|b| &b.0))
+            .collect();
+        DMatrix::from_fn(p, splits.len(), |j, t| {
+            splits[t].coefficients.get(j).copied().unwrap_or(0.0)
+        })
+    }
+}
+
+impl TaoTree for ObliqueTree {
+    type Split = LinearSplit;
+
+    fn node_count(&self) -> usize {
+        self.nodes.len()
+    }
+
+    fn nodes_by_depth(&self) -> Vec<(usize, usize)> {
+        let mut out = vec![(0, 0)];
+        let mut k = 0;
+        while k < out.len() {
+            let (t, d) = out[k];
+            if let Some((_, l, r)) = &self.nodes[t].branch {
+                out.push((*l, d + 1));
+                out.push((*r, d + 1));
+            }
+            k += 1;
+        }
+        out
+    }
+
+    fn children(&self, t: usize) -> Option<(usize, usize)> {
+        self.nodes[t].branch.as_ref().map(|(_, l, r)| (*l, *r))
+    }
+
+    fn goes_left(&self, t: usize, x: &DMatrix<f64>, i: usize) -> bool {
+        self.nodes[t]
+            .branch
+            .as_ref()
+            .is_some_and(|(s, _, _)| s.goes_left(x, i))
+    }
+
+    fn value(&self, t: usize) -> &[f64] {
+        &self.nodes[t].value
+    }
+
+    fn set_value(&mut self, t: usize, value: Vec<f64>) {
+        self.nodes[t].value = value;
+    }
+
+    fn set_split(&mut self, t: usize, split: LinearSplit) {
+        if let Some(b) = &mut self.nodes[t].branch {
+            b.0 = split;
+        }
+    }
+
+    fn set_counts(&mut self, t: usize, rows: usize, _weight: f64) {
+        self.nodes[t].n_samples = rows;
+    }
+}
+
+/// The node problem as weighted l1-logistic regressions on the care points.
+struct LogisticNodes<'a> {
+    x: &'a DMatrix<f64>,
+    scaled: DMatrix<f64>,
+    scaler: MinMaxScaler,
+    lambda: f64,
+    solver: &'a dyn NlpSolver,
+    options: &'a SolveOptions,
+    failures: Cell<usize>,
+}
+
+impl LogisticNodes<'_> {
+    fn candidate(&self, care: &CarePoints) -> Option<LinearSplit> {
+        let p = self.scaled.ncols();
+        let n_left = care.left.iter().filter(|&&l| l).count();
+        if n_left == 0 || n_left == care.left.len() {
+            // Every care point wants one side: send all rows there.
+            return Some(LinearSplit {
+                coefficients: vec![0.0; p],
+                threshold: if n_left > 0 { 0.0 } else { -1.0 },
+            });
+        }
+        let xs = self.scaled.select_rows(care.rows.iter());
+        let y: Vec<usize> = care.left.iter().map(|&l| usize::from(l)).collect();
+        let fit = logistic_l1::fit(
+            Arc::new(xs),
+            Arc::new(y),
+            2,
+            self.lambda,
+            Some(care.weights.clone()),
+            self.solver,
+            self.options,
+        );
+        let Some(mut weights) = fit.ok().and_then(|f| f.coefficients) else {
+            self.failures.set(self.failures.get() + 1);
+            return None;
+        };
+        // An interior point leaves the weights the penalty zeroes at tiny nonzeros: make
+        // them exact zeros (the split is then scored as it will be used).
+        for w in weights.weights.iter_mut() {
+            if w.abs() <= metrics::SPARSITY_TOLERANCE {
+                *w = 0.0;
+            }
+        }
+        // Class 1 ("left") when x . w + b > 0, i.e. (-w) . x < b, in the user's units.
+        let user = weights.to_user_units(&self.scaler);
+        Some(LinearSplit {
+            coefficients: user.weights.column(0).iter().map(|w| -w).collect(),
+            threshold: user.intercepts[0],
+        })
+    }
+}
+
+impl NodeOptimizer<ObliqueTree> for LogisticNodes<'_> {
+    fn improve(&self, _tree: &ObliqueTree, _t: usize, care: &CarePoints) -> Option<LinearSplit> {
+        let split = self.candidate(care)?;
+        // The split routes raw rows (the scaled ones were for the regression).
+        let x = self.x;
+        let errors: f64 = care
+            .rows
+            .iter()
+            .zip(&care.left)
+            .zip(&care.weights)
+            .filter(|((&i, &left), _)| split.goes_left(x, i) != left)
+            .map(|(_, w)| w)
+            .sum();
+        (errors < care.current_errors).then_some(split)
+    }
+}
+
+/// A fitted oblique TAO tree.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ObliqueTreeModel {
+    /// l1 penalty of the node regressions.
+    pub lambda: f64,
+    /// Class labels.
+    pub classes: Vec<String>,
+    /// Encoded feature names.
+    pub feature_names: Vec<String>,
+    /// How raw columns are encoded.
+    pub encoding: Encoding,
+    /// The tree.
+    pub tree: ObliqueTree,
+}
+
+impl ObliqueTreeModel {
+    /// Saves the model as JSON.
+    pub fn save(&self, path: &Path) -> Result<()> {
+        crate::model::save_json(path, NAME, self)
+    }
+
+    /// Loads a model saved by [`ObliqueTreeModel::save`].
+    pub fn load(path: &Path) -> Result<Self> {
+        crate::model::load_json(path, NAME)
+    }
+
+    /// Local and global sparsity (percent) of the hyperplanes.
+    pub fn sparsity(&self) -> (f64, f64) {
+        let a = self.tree.coefficient_matrix(self.feature_names.len());
+        (
+            metrics::delta_local(&a, 0.0),
+            metrics::delta_global(&a, 0.0),
+        )
+    }
+
+    fn write_node(&self, out: &mut String, t: usize, indent: usize) {
+        let pad = "  ".repeat(indent);
+        let node = &self.tree.nodes[t];
+        match &node.branch {
+            Some((split, left, right)) => {
+                let terms: Vec<String> = split
+                    .coefficients
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, c)| **c != 0.0)
+                    .map(|(j, c)| {
+                        format!(
+                            "{c:+.4} * {}",
+                            self.feature_names.get(j).map_or("?", |s| s.as_str())
+                        )
+                    })
+                    .collect();
+                let rule = if terms.is_empty() {
+                    "0".to_string()
+                } else {
+                    terms.join(" ")
+                };
+                let _ = writeln!(out, "{pad}if {rule} <= {:.6}:", split.threshold);
+                self.write_node(out, *left, indent + 1);
+                let _ = writeln!(out, "{pad}else:");
+                self.write_node(out, *right, indent + 1);
+            }
+            None => {
+                let k = self.tree.class(t);
+                let _ = writeln!(
+                    out,
+                    "{pad}class {} (fraction {:.3})  [{} training rows]",
+                    self.classes.get(k).map_or("?", |s| s.as_str()),
+                    node.value.get(k).copied().unwrap_or(f64::NAN),
+                    node.n_samples
+                );
+            }
+        }
+    }
+}
+
+impl Classifier for ObliqueTreeModel {
+    fn classes(&self) -> &[String] {
+        &self.classes
+    }
+
+    fn encoding(&self) -> &Encoding {
+        &self.encoding
+    }
+
+    fn describe(&self) -> String {
+        let (dl, dg) = self.sparsity();
+        let mut out = format!(
+            "oblique TAO tree (lambda {}), delta_L {dl:.1}%, delta_G {dg:.1}%\n",
+            self.lambda
+        );
+        self.write_node(&mut out, 0, 0);
+        out
+    }
+
+    fn predict_proba(&self, x: &DMatrix<f64>) -> DMatrix<f64> {
+        let k = self.classes.len();
+        let leaves: Vec<usize> = (0..x.nrows())
+            .map(|i| self.tree.leaf_from(0, x, i))
+            .collect();
+        DMatrix::from_fn(x.nrows(), k, |i, c| {
+            self.tree.nodes[leaves[i]]
+                .value
+                .get(c)
+                .copied()
+                .unwrap_or(0.0)
+        })
+    }
+}
