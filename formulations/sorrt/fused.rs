@@ -161,16 +161,36 @@ fn block(
                 let col = column(x, j, start, m);
                 for t in 0..nodes {
                     let c = &coef[t * m..(t + 1) * m];
-                    let dot: f64 = c.iter().zip(col).map(|(a, b)| a * b).sum();
+                    let dot = dot(c, col);
                     grad[t * p + j] += if t < branches { dot * inv_p } else { dot };
                 }
             }
+            let ones = [1.0; BLOCK];
             for t in 0..nodes {
-                grad[p * nodes + t] -= coef[t * m..(t + 1) * m].iter().sum::<f64>();
+                grad[p * nodes + t] -= dot(&coef[t * m..(t + 1) * m], &ones[..m]);
             }
         }
         sum
     })
+}
+
+/// The dot product of two slices, in eight independent partial sums: one running sum is
+/// bound by the latency of its additions (a quarter of the speed, measured at N = 10^6).
+fn dot(a: &[f64], b: &[f64]) -> f64 {
+    let mut acc = [0.0; 8];
+    let (ca, cb) = (a.chunks_exact(8), b.chunks_exact(8));
+    let tail: f64 = ca
+        .remainder()
+        .iter()
+        .zip(cb.remainder())
+        .map(|(x, y)| x * y)
+        .sum();
+    for (x, y) in ca.zip(cb) {
+        for ((s, x), y) in acc.iter_mut().zip(x).zip(y) {
+            *s += x * y;
+        }
+    }
+    acc.iter().sum::<f64>() + tail
 }
 
 /// Rows `start..start + m` of column j of a column-major matrix.
