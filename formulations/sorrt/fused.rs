@@ -1,6 +1,7 @@
 //! S-ORRT's training MSE and its gradient in one pass over the rows: the path
-//! [`super::SorrtProblem`]'s `objective` and `gradient` take, built for the large samples
-//! of the paper's Section 4.4 (N = 10^5..10^7 rows).
+//! [`super::SorrtProblem`]'s `objective` and `gradient` take from
+//! `problem::FUSED_MIN_ROWS` training rows on, built for the large samples of the paper's
+//! Section 4.4 (N = 10^5..10^7 rows).
 //!
 //! The rows are cut into fixed blocks of [`BLOCK`] rows, evaluated in parallel (rayon);
 //! each block's partial sums are added in block order, so the result does not depend on the

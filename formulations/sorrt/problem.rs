@@ -48,6 +48,10 @@ use crate::tree::TreeShape;
 use nalgebra::DMatrix;
 use std::sync::{Arc, OnceLock};
 
+/// From this many training rows on, the objective and its gradient take the fused pass
+/// (see [`SorrtProblem::uses_fused`]).
+pub(crate) const FUSED_MIN_ROWS: usize = 10_000;
+
 /// Where each group of variables starts in the NLP's variable vector.
 #[derive(Clone, Debug)]
 pub(crate) struct Layout {
@@ -334,8 +338,8 @@ pub struct SorrtProblem {
     /// the minimum leaf size is on (see `SorrtConfig::min_leaf_fraction`).
     min_leaf: Option<f64>,
     /// [X/p, -1] and [X, -1] (N x (p+1)): the gradients of a branch score and of a leaf
-    /// prediction in that node's (a_.t, mu_t). Built when the Hessian or a constraint first
-    /// needs them (the objective and its gradient do not: see `fused`).
+    /// prediction in that node's (a_.t, mu_t). Built when first needed (never by the
+    /// objective and its gradient on large data, which take the fused pass).
     x_branch: OnceLock<DMatrix<f64>>,
     x_leaf: OnceLock<DMatrix<f64>>,
     hessian: HessianMap,
@@ -420,6 +424,23 @@ impl SorrtProblem {
             let (n, p) = (self.x.nrows(), self.x.ncols());
             DMatrix::from_fn(n, p + 1, |i, j| if j < p { self.x[(i, j)] } else { -1.0 })
         })
+    }
+
+    /// Whether the objective and its gradient take the fused pass (`fused`): from
+    /// [`FUSED_MIN_ROWS`] rows on. Below, they come from the cached forward pass that IPOPT's
+    /// Hessian at the same point reuses (one pass serves all three, and IPOPT's iterates
+    /// stay those of the results already published for the small data sets).
+    fn uses_fused(&self) -> bool {
+        self.x.nrows() >= FUSED_MIN_ROWS
+    }
+
+    /// The gradient of the MSE in the smooth variables at `x`.
+    fn mse_gradient(&self, x: &[f64]) -> Vec<f64> {
+        if self.uses_fused() {
+            self.mse_and_gradient(x).1.clone()
+        } else {
+            self.smooth_gradient(&self.forward(x), &self.mse)
+        }
     }
 
     /// The MSE and its gradient in the smooth variables at `x`, in one parallel pass over
@@ -663,7 +684,12 @@ impl SorrtProblem {
 
     /// The mean squared error on the training rows at NLP point `x`.
     pub fn mse(&self, x: &[f64]) -> f64 {
-        self.mse_and_gradient(x).0
+        if self.uses_fused() {
+            self.mse_and_gradient(x).0
+        } else {
+            let f = self.forward(x);
+            self.mse.value(&f.ev.phi, &self.y)
+        }
     }
 
     /// The predictions phi_i on the training rows at NLP point `x`.
@@ -835,7 +861,7 @@ impl NlpProblem for SorrtProblem {
     fn gradient(&self, x: &[f64], grad: &mut [f64]) {
         let lay = &self.layout;
         grad.fill(0.0);
-        self.scatter_smooth(&self.mse_and_gradient(x).1, grad);
+        self.scatter_smooth(&self.mse_gradient(x), grad);
         if lay.split {
             grad[..lay.mu]
                 .iter_mut()
