@@ -186,7 +186,7 @@ mod tests {
         let g2: Vec<usize> = (0..n).filter(|&i| groups[i] == 2).collect();
         assert_eq!((g1.len(), g2.len()), (20_001, 20_000));
         // Groups interleave (a seeded shuffle, not two halves).
-        assert!(groups[..1000].iter().any(|&g| g == 1) && groups[..1000].iter().any(|&g| g == 2));
+        assert!(groups[..1000].contains(&1) && groups[..1000].contains(&2));
         for (k, rows) in [&g1, &g2].into_iter().enumerate() {
             for j in 0..2 {
                 let (m, v) = mean(rows.iter().map(|&i| x[(i, j)]));
