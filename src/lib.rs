@@ -24,6 +24,7 @@ pub mod options;
 pub mod registry;
 pub mod result;
 pub mod solver;
+pub mod synthetic;
 #[cfg(feature = "torch")]
 pub mod tensor;
 pub mod tree;

@@ -81,6 +81,23 @@ enum Command {
         #[arg(long)]
         plot: Option<PathBuf>,
     },
+    /// Generate the synthetic regression data of the S-ORRT paper's Section 4.4 (p = 25,
+    /// two balanced groups on X1 and X2, a linear response per group plus noise) as CSV
+    /// with a header, the response `target` last.
+    Generate {
+        /// Number of rows.
+        #[arg(long)]
+        rows: usize,
+        /// Seed of the random stream (the same rows and seed give the same file).
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// The CSV file to write.
+        #[arg(long)]
+        out: PathBuf,
+        /// Replace the file if it exists.
+        #[arg(long)]
+        force: bool,
+    },
     /// List the registered solver backends with their capabilities and options.
     Solvers,
     /// List the formulations with their parameters and defaults.
@@ -117,6 +134,16 @@ fn dispatch(command: Command) -> Result<()> {
             out,
             plot,
         } => explain(&model, &data, &out, plot.as_deref()),
+        Command::Generate {
+            rows,
+            seed,
+            out,
+            force,
+        } => {
+            glassbox::synthetic::generate_file(rows, seed, &out, force)?;
+            println!("wrote {rows} rows (seed {seed}) to {}", out.display());
+            Ok(())
+        }
         Command::Solvers => {
             for e in glassbox::registry::backends() {
                 println!("{} ({}): {}", e.name, e.problem_kind(), e.description);

@@ -112,6 +112,15 @@ pub fn model_kind(path: &Path) -> Result<String> {
 
 /// Writes `bytes` to `path` through a temporary file in the same folder and a rename.
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
+    write_atomically_with(path, |w| w.write_all(bytes))
+}
+
+/// Like [`write_atomically`], for content that `write` streams (large files): the
+/// temporary file is removed when `write` or the rename fails.
+pub fn write_atomically_with(
+    path: &Path,
+    write: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>,
+) -> Result<()> {
     let dir = path
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
@@ -121,7 +130,11 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
         .map(|n| n.to_string_lossy().to_string())
         .unwrap_or_else(|| "out".to_string());
     let tmp = dir.join(format!(".{name}.tmp{}", std::process::id()));
-    std::fs::write(&tmp, bytes).map_err(|e| GlassboxError::io(&tmp, e))?;
+    let written = std::fs::File::create(&tmp).and_then(|mut file| write(&mut file));
+    if let Err(e) = written {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(GlassboxError::io(&tmp, e));
+    }
     std::fs::rename(&tmp, path).map_err(|e| {
         let _ = std::fs::remove_file(&tmp);
         GlassboxError::io(path, e)

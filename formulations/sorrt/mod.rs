@@ -68,9 +68,12 @@
 //! a backend.
 
 pub mod explain;
+mod fused;
 mod model;
 mod problem;
 pub mod starts;
+#[cfg(feature = "torch")]
+mod tensor;
 
 pub use model::SorrtModel;
 pub use problem::SorrtProblem;
@@ -132,6 +135,12 @@ pub struct SorrtConfig {
     pub leaf_bound: f64,
     /// How random starts are drawn: "data" (default) or "uniform".
     pub initialization: starts::Initialization,
+    /// The (encoded) features the random starts' split directions use: the branch
+    /// coefficients of the others start at 0 (they are still free in the solve). Empty
+    /// (the default): all of them. The paper's Section 4.4 starts from a multistart in
+    /// which only the features of high random-forest importance play a role; this is that
+    /// first step's starting points (see `starts`).
+    pub start_features: Vec<String>,
 }
 
 impl Default for SorrtConfig {
@@ -150,6 +159,7 @@ impl Default for SorrtConfig {
             min_leaf_fraction: DEFAULT_MIN_LEAF_FRACTION,
             leaf_bound: DEFAULT_LEAF_BOUND,
             initialization: starts::Initialization::Data,
+            start_features: Vec::new(),
         }
     }
 }
@@ -284,6 +294,11 @@ pub fn info() -> FormulationInfo {
             name: "min_leaf_fraction",
             default: "0 (off)",
             help: "each leaf's expected share of training rows sum_i P_il / N at least this",
+        },
+        ParamSpec {
+            name: "start_features",
+            default: "[] (all)",
+            help: "features the random starts' split directions use (the others start at 0)",
         },
         ParamSpec {
             name: "initialization",
@@ -430,7 +445,40 @@ impl SorrtConfig {
         let params = self.resolve(&x, &y)?;
         let rows = self.constraint_rows(train, n)?;
         let min_leaf = (self.min_leaf_fraction > 0.0).then_some(self.min_leaf_fraction * n as f64);
-        Ok(SorrtProblem::new(x, y, params, rows, min_leaf))
+        let start_features = self.start_feature_indices(train.table, x.ncols())?;
+        let mut problem = SorrtProblem::new(x, y, params, rows, min_leaf);
+        problem.start_features = start_features;
+        Ok(problem)
+    }
+
+    /// The positions of `start_features` among the encoded features of `table` (`None`:
+    /// all features).
+    fn start_feature_indices(&self, table: &Table, p: usize) -> Result<Option<Vec<usize>>> {
+        if self.start_features.is_empty() {
+            return Ok(None);
+        }
+        let names = crate::data::Encoding::fit(table).feature_names();
+        if names.len() != p {
+            return err(format!(
+                "start_features: the table has {} encoded features, the problem {p}",
+                names.len()
+            ));
+        }
+        self.start_features
+            .iter()
+            .map(|f| {
+                names.iter().position(|n| n == f).ok_or_else(|| {
+                    GlassboxError::formulation(
+                        NAME,
+                        format!(
+                            "start_features: '{f}' is not a feature (features: {})",
+                            names.join(", ")
+                        ),
+                    )
+                })
+            })
+            .collect::<Result<Vec<usize>>>()
+            .map(Some)
     }
 
     /// The smooth constraint rows of Section 2.4 for these training rows.

@@ -41,11 +41,16 @@
 //! kinds of blocks: branch-branch (the second derivatives of the leaf probabilities, weighted
 //! by the leaf predictions) and branch-leaf (phi is linear in a leaf's parameters).
 
+use super::fused::logistic;
 use super::SorrtParams;
 use crate::nlp::{NlpProblem, PointCache};
 use crate::tree::TreeShape;
 use nalgebra::DMatrix;
 use std::sync::{Arc, OnceLock};
+
+/// From this many training rows on, the objective and its gradient take the fused pass
+/// (see [`SorrtProblem::uses_fused`]).
+pub(crate) const FUSED_MIN_ROWS: usize = 10_000;
 
 /// Where each group of variables starts in the NLP's variable vector.
 #[derive(Clone, Debug)]
@@ -333,11 +338,17 @@ pub struct SorrtProblem {
     /// the minimum leaf size is on (see `SorrtConfig::min_leaf_fraction`).
     min_leaf: Option<f64>,
     /// [X/p, -1] and [X, -1] (N x (p+1)): the gradients of a branch score and of a leaf
-    /// prediction in that node's (a_.t, mu_t).
-    x_branch: DMatrix<f64>,
-    x_leaf: DMatrix<f64>,
+    /// prediction in that node's (a_.t, mu_t). Built when first needed (never by the
+    /// objective and its gradient on large data, which take the fused pass).
+    x_branch: OnceLock<DMatrix<f64>>,
+    x_leaf: OnceLock<DMatrix<f64>>,
     hessian: HessianMap,
     cache: PointCache<Forward>,
+    /// The MSE and its gradient in the smooth variables at the last point (`fused`).
+    mse_cache: PointCache<(f64, Vec<f64>)>,
+    /// The features random starts draw split directions on (`SorrtConfig::start_features`;
+    /// `None`: all).
+    pub(crate) start_features: Option<Vec<usize>>,
 }
 
 /// The Hessian's structure in NLP variables: for each entry, the smooth-space entry it
@@ -374,12 +385,6 @@ impl SorrtProblem {
             lower: f64::NEG_INFINITY,
             upper: f64::INFINITY,
         };
-        let x_branch = DMatrix::from_fn(
-            n,
-            p + 1,
-            |i, j| if j < p { x[(i, j)] / p as f64 } else { -1.0 },
-        );
-        let x_leaf = DMatrix::from_fn(n, p + 1, |i, j| if j < p { x[(i, j)] } else { -1.0 });
         let hessian = hessian_map(&layout);
         SorrtProblem {
             x,
@@ -390,11 +395,71 @@ impl SorrtProblem {
             mse,
             rows,
             min_leaf,
-            x_branch,
-            x_leaf,
+            x_branch: OnceLock::new(),
+            x_leaf: OnceLock::new(),
             hessian,
             cache: PointCache::default(),
+            mse_cache: PointCache::default(),
+            start_features: None,
         }
+    }
+
+    /// [X/p, -1] (see the field).
+    fn x_branch(&self) -> &DMatrix<f64> {
+        self.x_branch.get_or_init(|| {
+            let (n, p) = (self.x.nrows(), self.x.ncols());
+            DMatrix::from_fn(n, p + 1, |i, j| {
+                if j < p {
+                    self.x[(i, j)] / p as f64
+                } else {
+                    -1.0
+                }
+            })
+        })
+    }
+
+    /// [X, -1] (see the field).
+    fn x_leaf(&self) -> &DMatrix<f64> {
+        self.x_leaf.get_or_init(|| {
+            let (n, p) = (self.x.nrows(), self.x.ncols());
+            DMatrix::from_fn(n, p + 1, |i, j| if j < p { self.x[(i, j)] } else { -1.0 })
+        })
+    }
+
+    /// Whether the objective and its gradient take the fused pass (`fused`): from
+    /// [`FUSED_MIN_ROWS`] rows on. Below, they come from the cached forward pass that IPOPT's
+    /// Hessian at the same point reuses (one pass serves all three, and IPOPT's iterates
+    /// stay those of the results already published for the small data sets).
+    fn uses_fused(&self) -> bool {
+        self.x.nrows() >= FUSED_MIN_ROWS
+    }
+
+    /// The gradient of the MSE in the smooth variables at `x`.
+    fn mse_gradient(&self, x: &[f64]) -> Vec<f64> {
+        if self.uses_fused() {
+            self.mse_and_gradient(x).1.clone()
+        } else {
+            self.smooth_gradient(&self.forward(x), &self.mse)
+        }
+    }
+
+    /// The MSE and its gradient in the smooth variables at `x`, in one parallel pass over
+    /// the rows (`fused`), cached by the point.
+    fn mse_and_gradient(&self, x: &[f64]) -> Arc<(f64, Vec<f64>)> {
+        self.mse_cache.get_or_compute(x, || {
+            let lay = &self.layout;
+            let a = lay.coefficients(x);
+            let mu = lay.locations(x);
+            let tree = super::fused::TreeParams {
+                a: &a,
+                mu: &mu,
+                gamma: self.params.gamma,
+                branches: lay.branches,
+            };
+            let mut grad = vec![0.0; lay.smooth_len()];
+            let value = super::fused::mse_and_gradient(&self.x, &self.y, &tree, Some(&mut grad));
+            (value, grad)
+        })
     }
 
     /// The resolved parameters.
@@ -431,14 +496,15 @@ impl SorrtProblem {
             let lay = &self.layout;
             let dv = self.derivs(f);
             let n = self.x.nrows();
+            let (x_branch, x_leaf) = (self.x_branch(), self.x_leaf());
             let mut g = DMatrix::zeros(n, lay.smooth_len());
             for t in 0..lay.nodes {
                 for (c, s) in lay.node_smooth(t).enumerate() {
                     for i in 0..n {
                         g[(i, s)] = if lay.is_branch(t) {
-                            dv.dphi_dz[(i, t)] * self.x_branch[(i, c)]
+                            dv.dphi_dz[(i, t)] * x_branch[(i, c)]
                         } else {
-                            f.ev.reach[(i, t - lay.branches)] * self.x_leaf[(i, c)]
+                            f.ev.reach[(i, t - lay.branches)] * x_leaf[(i, c)]
                         };
                     }
                 }
@@ -563,7 +629,7 @@ impl SorrtProblem {
             }
         }
         for (k, &(t, s)) in pairs.iter().enumerate() {
-            add_block(&mut h, s, t, &hz[k], &self.x_branch, &self.x_branch);
+            add_block(&mut h, s, t, &hz[k], self.x_branch(), self.x_branch());
         }
         // Branch-leaf: d^2 phi_i / d(leaf l) d z_t = dP_il/dz_t [x_i, -1].
         let mut w = vec![0.0; n];
@@ -577,8 +643,8 @@ impl SorrtProblem {
                     lay.branches + l,
                     t,
                     &w,
-                    &self.x_leaf,
-                    &self.x_branch,
+                    self.x_leaf(),
+                    self.x_branch(),
                 );
             }
         }
@@ -618,8 +684,12 @@ impl SorrtProblem {
 
     /// The mean squared error on the training rows at NLP point `x`.
     pub fn mse(&self, x: &[f64]) -> f64 {
-        let f = self.forward(x);
-        self.mse.value(&f.ev.phi, &self.y)
+        if self.uses_fused() {
+            self.mse_and_gradient(x).0
+        } else {
+            let f = self.forward(x);
+            self.mse.value(&f.ev.phi, &self.y)
+        }
     }
 
     /// The predictions phi_i on the training rows at NLP point `x`.
@@ -657,10 +727,11 @@ impl SorrtProblem {
         let depth = self.shape.depth();
         let dv = self.derivs(f);
         let mut g = vec![0.0; lay.smooth_len()];
+        let x_branch = self.x_branch();
         for (d, &(t, _)) in self.shape.path(l).iter().enumerate() {
             for (c, s) in lay.node_smooth(t).enumerate() {
                 g[s] = (0..self.x.nrows())
-                    .map(|i| dv.dreach[(i, l * depth + d)] * self.x_branch[(i, c)])
+                    .map(|i| dv.dreach[(i, l * depth + d)] * x_branch[(i, c)])
                     .sum();
             }
         }
@@ -713,15 +784,6 @@ fn hessian_map(lay: &Layout) -> HessianMap {
         }
     }
     HessianMap { structure, source }
-}
-
-fn logistic(z: f64) -> f64 {
-    if z >= 0.0 {
-        1.0 / (1.0 + (-z).exp())
-    } else {
-        let e = z.exp();
-        e / (1.0 + e)
-    }
 }
 
 impl NlpProblem for SorrtProblem {
@@ -798,10 +860,8 @@ impl NlpProblem for SorrtProblem {
 
     fn gradient(&self, x: &[f64], grad: &mut [f64]) {
         let lay = &self.layout;
-        let f = self.forward(x);
         grad.fill(0.0);
-        let g = self.smooth_gradient(&f, &self.mse);
-        self.scatter_smooth(&g, grad);
+        self.scatter_smooth(&self.mse_gradient(x), grad);
         if lay.split {
             grad[..lay.mu]
                 .iter_mut()
@@ -936,5 +996,60 @@ impl NlpProblem for SorrtProblem {
 
     fn name(&self) -> String {
         format!("sorrt(D={})", self.params.depth)
+    }
+
+    #[cfg(feature = "torch")]
+    fn tensor_objective(&self) -> Option<&dyn crate::tensor::TensorObjective> {
+        Some(self)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::{Rng, SeedableRng};
+    use rand_chacha::ChaCha8Rng;
+
+    /// The fused, blocked, parallel MSE and gradient (`fused`) equal the N x smooth path
+    /// (`evaluate`, `G^T w`) on several blocks of rows, at every depth.
+    #[test]
+    fn fused_mse_and_gradient_equal_the_jacobian_path() {
+        let mut rng = ChaCha8Rng::seed_from_u64(3);
+        let (n, p) = (2 * super::super::fused::BLOCK + 77, 4);
+        let x = DMatrix::from_fn(n, p, |_, _| rng.random::<f64>());
+        let y: Vec<f64> = (0..n)
+            .map(|i| x[(i, 0)] - 2.0 * x[(i, 1)] + rng.random::<f64>())
+            .collect();
+        let (x, y) = (Arc::new(x), Arc::new(y));
+        for depth in 1..=3 {
+            let config = super::super::SorrtConfig {
+                depth,
+                gamma: 8.0,
+                lambda_local: 0.01,
+                ..Default::default()
+            };
+            let params = config.resolve(&x, &y).unwrap();
+            let problem = SorrtProblem::new(x.clone(), y.clone(), params, Vec::new(), None);
+            let (lo, hi) = problem.variable_bounds();
+            let point: Vec<f64> = lo
+                .iter()
+                .zip(&hi)
+                .map(|(l, h)| rng.random_range(l.max(-2.0)..=h.min(2.0)))
+                .collect();
+            let f = problem.forward(&point);
+            let reference = problem.mse.value(&f.ev.phi, &y);
+            let reference_grad = problem.smooth_gradient(&f, &problem.mse);
+            let (value, grad) = &*problem.mse_and_gradient(&point);
+            assert!(
+                (value - reference).abs() <= 1e-12 * reference.max(1.0),
+                "D={depth}"
+            );
+            for (s, (a, b)) in grad.iter().zip(&reference_grad).enumerate() {
+                assert!(
+                    (a - b).abs() <= 1e-10 * b.abs().max(1.0),
+                    "D={depth}, {s}: {a} vs {b}"
+                );
+            }
+        }
     }
 }

@@ -16,6 +16,10 @@
 //!    nearly hard, so the start's training MSE is close to that of this piecewise-linear
 //!    tree, and IPOPT refines splits and leaves jointly from there.
 //!
+//! With `start_features` (the paper's Section 4.4 heuristic: only the features of high
+//! importance play a role in the first step) the directions of step 1 use only those
+//! features.
+//!
 //! The randomness of the directions is what the multistart explores. `Uniform` (a_B, mu_B
 //! uniform in [-1, 1], every leaf predicting mean(y), the point of Corollary 1) is kept for
 //! comparison.
@@ -53,6 +57,13 @@ pub fn random_start<R: Rng>(problem: &SorrtProblem, init: Initialization, rng: &
     for t in 0..branches {
         for j in 0..p {
             a[(j, t)] = rng.random_range(-1.0..=1.0);
+        }
+        // Draws stay the same for every choice of start features (the stream does not
+        // depend on them); the features left out start at 0.
+        if let Some(keep) = &problem.start_features {
+            for j in (0..p).filter(|j| !keep.contains(j)) {
+                a[(j, t)] = 0.0;
+            }
         }
     }
     match init {

@@ -1,0 +1,118 @@
+//! S-ORRT's objective (3) in tensor operations, for the `torch` backend (cargo feature
+//! `torch`): scores S = X a (N x nodes), p_it = sigmoid(gamma (S_it / p - mu_t)) at the
+//! branch nodes, P_il = the product of p_it or 1 - p_it along the root-to-leaf path of leaf
+//! l, leaf predictions r_il = S_il - mu_l, phi_i = sum_l P_il r_il, and the objective
+//! sum_i (phi_i - y_i)^2 / N + lambda_L sum(a+ + a-) + lambda_G sum(beta): the same function
+//! as [`SorrtProblem`]'s `NlpProblem::objective`, in the same variable layout. The scaled
+//! features X (N x p) and the targets y are uploaded once per solve.
+
+use super::problem::{Layout, SorrtProblem};
+use crate::tensor::{PreparedObjective, TensorObjective};
+use nalgebra::DMatrix;
+use tch::{Device, Kind, Tensor};
+
+/// A column-major nalgebra matrix as a (rows x cols) tensor.
+fn to_tensor(m: &DMatrix<f64>, device: Device, kind: Kind) -> Tensor {
+    Tensor::from_slice(m.as_slice())
+        .view([m.ncols() as i64, m.nrows() as i64])
+        .tr()
+        .contiguous()
+        .to_kind(kind)
+        .to_device(device)
+}
+
+struct PreparedSorrt {
+    x: Tensor,
+    y: Tensor,
+    rows: f64,
+    layout: Layout,
+    paths: Vec<Vec<(i64, bool)>>,
+    gamma: f64,
+    lambda_local: f64,
+    lambda_global: f64,
+}
+
+impl TensorObjective for SorrtProblem {
+    fn prepare(&self, device: Device, kind: Kind) -> Box<dyn PreparedObjective> {
+        let lay = &self.layout;
+        let paths = (0..lay.leaves)
+            .map(|l| {
+                self.shape
+                    .path(l)
+                    .iter()
+                    .map(|&(t, left)| (t as i64, left))
+                    .collect()
+            })
+            .collect();
+        Box::new(PreparedSorrt {
+            x: to_tensor(&self.x, device, kind),
+            y: Tensor::from_slice(self.y.as_slice())
+                .to_kind(kind)
+                .to_device(device),
+            rows: self.x.nrows() as f64,
+            layout: lay.clone(),
+            paths,
+            gamma: self.params.gamma,
+            lambda_local: self.params.lambda_local,
+            lambda_global: self.params.lambda_global,
+        })
+    }
+}
+
+impl PreparedObjective for PreparedSorrt {
+    fn objective(&self, x: &Tensor) -> Tensor {
+        let lay = &self.layout;
+        let (p, nodes, branches) = (lay.p as i64, lay.nodes as i64, lay.branches as i64);
+        let pn = p * nodes;
+        // a is stored node-major (index t * p + j): view as nodes x p, transpose.
+        // No in-place operations: x requires grad and these are views of it.
+        let a_plus = x.narrow(0, 0, pn);
+        let a = if lay.split {
+            a_plus - x.narrow(0, lay.a_minus as i64, pn)
+        } else {
+            a_plus
+        };
+        let a = a.view([nodes, p]).tr();
+        let mu = x.narrow(0, lay.mu as i64, nodes);
+        let scores = self.x.matmul(&a);
+        let z = scores.narrow(1, 0, branches) / (lay.p as f64) - mu.narrow(0, 0, branches);
+        let left = (z * self.gamma).sigmoid();
+        let leaf_pred = scores.narrow(1, branches, lay.leaves as i64)
+            - mu.narrow(0, branches, lay.leaves as i64);
+        let columns: Vec<Tensor> = self
+            .paths
+            .iter()
+            .map(|path| {
+                let mut reach: Option<Tensor> = None;
+                for &(t, goes_left) in path {
+                    let q = left.select(1, t);
+                    let q = if goes_left { q } else { 1.0 - q };
+                    reach = Some(match reach {
+                        None => q,
+                        Some(r) => r * q,
+                    });
+                }
+                reach.expect("a tree of depth >= 1 has a branch on every path")
+            })
+            .collect();
+        let reach = Tensor::stack(&columns, 1);
+        let phi = (reach * leaf_pred).sum_dim_intlist(1, false, x.kind());
+        let residual = phi - &self.y;
+        let mse = (&residual * &residual).sum(x.kind()) / self.rows;
+        let local = if lay.split {
+            Some(x.narrow(0, 0, lay.mu as i64).sum(x.kind()) * self.lambda_local)
+        } else {
+            None
+        };
+        let global = if lay.beta {
+            let beta = x.narrow(0, lay.beta_at as i64, lay.p as i64);
+            Some(beta.sum(x.kind()) * self.lambda_global)
+        } else {
+            None
+        };
+        [local, global]
+            .into_iter()
+            .flatten()
+            .fold(mse, |v, t| v + t)
+    }
+}

@@ -1,0 +1,66 @@
+//! S-ORRT solved by the gradient backend `"lbfgs"` against IPOPT on Boston Housing at
+//! depth 2, from the same data-aware starting points, and `glassbox run` with
+//! `solver = "lbfgs"` from the example config. `tests/torch_backend.rs` does the same for
+//! `"torch"` (the same method with autograd derivatives).
+//!
+//! What is asserted: every lbfgs point that reports a solution satisfies the bounds and the
+//! constraints to 1e-6; started at IPOPT's local optimum, lbfgs reports a solution within 1%
+//! of IPOPT's objective (the two agree on what a local optimum is). The 1% of issue 5 from the
+//! same starts is NOT met on S-ORRT, and is printed, not asserted: with gamma = 512 the
+//! problem is badly conditioned for a quasi-Newton method (branch coefficients see
+//! curvatures of order (gamma / p)^2 times the gaps between leaf predictions, leaf
+//! coefficients of order 1), and projected L-BFGS stalls far from stationarity. Measured
+//! on the first three starts (Boston D=2, lambda = 0): IPOPT 3.33, 5.00, 4.71 in 2-4 s;
+//! lbfgs after 3000 iterations (1-2 s) 9.21, 9.04, 6.74; in an earlier run without an
+//! iteration limit (10^4 inner iterations per outer one, 85-280 s per start) lbfgs's best of
+//! four starts was 4.3% above IPOPT's. With the fairness constraint, 3000 iterations from a
+//! start mostly do not reach feasibility (an iteration-limit status without a solution);
+//! from IPOPT's point and multipliers lbfgs keeps IPOPT's objective. Times are
+//! printed with `-- --nocapture`, not asserted.
+
+#[path = "common/sorrt_boston.rs"]
+mod sorrt_boston;
+
+use glassbox::experiment::{self, ExperimentConfig};
+use sorrt_boston::*;
+use std::path::Path;
+
+/// Iterations per lbfgs solve (a budget: the tests stay short).
+const ITERATIONS: u64 = 3000;
+
+#[test]
+fn sorrt_boston_lbfgs_against_ipopt() {
+    for (name, config) in boston_configs() {
+        let problem = boston_problem(&config);
+        let c = compare_with_ipopt(name, &config, &problem, &["lbfgs"], &[], ITERATIONS, 0..3);
+        assert!(
+            c.from_ipopt[0] <= 1.01,
+            "{name}: from IPOPT's point, ratio {}",
+            c.from_ipopt[0]
+        );
+    }
+}
+
+#[test]
+fn glassbox_run_sorrt_with_lbfgs_from_the_example_config() {
+    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/sorrt_boston_lbfgs.toml");
+    let text = std::fs::read_to_string(&example)
+        .unwrap()
+        .replace("repeats = 10", "repeats = 1")
+        .replace("starts = 20", "starts = 2")
+        .replace(
+            "time_limit = 60.0",
+            "time_limit = 60.0\niteration_limit = 1000",
+        );
+    let config = ExperimentConfig::parse(&example, &text).unwrap();
+    assert_eq!(config.solver.name, "lbfgs");
+    let dir = tempfile::tempdir().unwrap();
+    let run = experiment::run(&config, dir.path(), false, false).unwrap();
+    assert_eq!(run.records.len(), 2);
+    for r in &run.records {
+        let record = serde_json::to_value(r).unwrap();
+        assert_eq!(record["solver"], "lbfgs");
+        let r2 = record["test_r2"].as_f64().unwrap();
+        assert!(r2 > 0.6, "test R2 {r2}");
+    }
+}
