@@ -275,7 +275,19 @@ fn model_save_load_and_warm_start() {
     let loaded = OctModel::load(&path).unwrap();
     assert_eq!(loaded, model);
     assert_eq!(loaded.predict(&part.x), model.predict(&part.x));
-    assert!(loaded.describe().contains("node 0:"));
+    // The root's rule in the user's units: the raw values of the training rows that the
+    // model sends left are exactly those below the printed threshold.
+    let split = model.nodes[0].clone().expect("the root splits");
+    let (j, w) = split.weights[0];
+    let user = model.user_threshold(j, w, split.threshold);
+    let text = loaded.describe();
+    let rule = format!("node 0: {} < {:.6}", part.feature_names[j], user);
+    assert!(text.contains(&rule), "{rule} not in\n{text}");
+    let scaled = MinMaxScaler::fit(&part.x).transform(&part.x);
+    for i in 0..part.n_samples() {
+        let left_scaled = w * scaled[(i, j)] < split.threshold;
+        assert_eq!(left_scaled, part.x[(i, j)] < user, "row {i}");
+    }
     // A model of another kind is refused with a message naming both kinds.
     glassbox::model::save_json(&path, "sorct", &model).unwrap();
     let err = OctModel::load(&path).unwrap_err().to_string();
