@@ -3,6 +3,7 @@
 //! point; it knows nothing about a particular solver.
 
 pub mod logistic_l1;
+pub mod loss_tree;
 pub mod oct;
 pub mod sorct;
 pub mod sorrt;
@@ -17,5 +18,6 @@ pub fn all() -> Vec<FormulationInfo> {
         sorrt::info(),
         oct::info(),
         oct::info_h(),
+        loss_tree::info(),
     ]
 }

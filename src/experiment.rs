@@ -33,6 +33,7 @@
 use crate::data::{self, ClassificationData, CsvOptions, MinMaxScaler, Table};
 use crate::formulation::NlpClassifierFormulation;
 use crate::formulations::logistic_l1::{self, LogisticL1Config};
+use crate::formulations::loss_tree::{self, LossTreeConfig};
 use crate::formulations::oct::{self, OctConfig, OcthConfig};
 use crate::formulations::sorct::{self, SorctConfig};
 use crate::formulations::sorrt::{self, SorrtConfig};
@@ -167,6 +168,8 @@ pub enum FormulationConfig {
     Oct(OctConfig),
     /// OCT-H (MILP).
     OctH(OcthConfig),
+    /// Loss-optimal tree (MILP).
+    LossTree(LossTreeConfig),
 }
 
 impl FormulationConfig {
@@ -178,6 +181,7 @@ impl FormulationConfig {
             FormulationConfig::Sorrt(_) => sorrt::NAME,
             FormulationConfig::Oct(_) => oct::NAME,
             FormulationConfig::OctH(_) => oct::NAME_H,
+            FormulationConfig::LossTree(_) => loss_tree::NAME,
         }
     }
 }
@@ -251,6 +255,9 @@ impl ExperimentConfig {
                     bad(format!("[formulation]: {}", one_line(&e.to_string())))
                 })?)
             }
+            loss_tree::NAME => FormulationConfig::LossTree(formulation.try_into().map_err(
+                |e: toml::de::Error| bad(format!("[formulation]: {}", one_line(&e.to_string()))),
+            )?),
             other => {
                 let known: Vec<&str> = crate::formulations::all().iter().map(|f| f.name).collect();
                 return Err(bad(format!(
@@ -564,6 +571,15 @@ pub fn run(
             progress,
         ),
         FormulationConfig::OctH(f) => milp::run_milp_formulation(
+            config,
+            f,
+            &data,
+            fixed_train,
+            out_dir,
+            &results_path,
+            progress,
+        ),
+        FormulationConfig::LossTree(f) => milp::run_milp_formulation(
             config,
             f,
             &data,

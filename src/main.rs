@@ -7,6 +7,7 @@ use clap::{Parser, Subcommand};
 use glassbox::data::{ColumnEncoding, CsvOptions, Encoding, Table};
 use glassbox::experiment::{self, ExperimentConfig};
 use glassbox::formulations::logistic_l1::{self, LogisticL1Model};
+use glassbox::formulations::loss_tree::{self, LossTreeModel};
 use glassbox::formulations::oct::{self, OctModel};
 use glassbox::formulations::sorct::{self, SorctModel};
 use glassbox::formulations::sorrt::{self, explain::Explanations, SorrtModel};
@@ -172,6 +173,7 @@ fn load_classifier(path: &Path) -> Result<Box<dyn Classifier>> {
         sorct::NAME => Box::new(SorctModel::load(path)?),
         logistic_l1::NAME => Box::new(LogisticL1Model::load(path)?),
         oct::NAME | oct::NAME_H => Box::new(OctModel::load(path)?),
+        loss_tree::NAME => Box::new(LossTreeModel::load(path)?),
         _ => bail!(
             "{}: '{kind}' models cannot be used here yet",
             path.display()
