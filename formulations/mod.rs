@@ -9,6 +9,7 @@ pub mod heuristic;
 pub mod l0tree;
 pub mod logistic_l1;
 pub mod logloss_tangents;
+pub mod loss_tree;
 pub mod oct;
 pub mod risk_score;
 pub mod sorct;
@@ -35,5 +36,6 @@ pub fn all() -> Vec<FormulationInfo> {
         risk_score::info_ors(),
         risk_score::info_ogrs(),
         tao_oblique::info(),
+        loss_tree::info(),
     ]
 }

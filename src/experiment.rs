@@ -36,6 +36,7 @@ use crate::formulations::decomposition::{self, DecompositionConfig, MacroIterati
 use crate::formulations::heuristic::HeuristicConfig;
 use crate::formulations::l0tree::{self, L0TreeConfig};
 use crate::formulations::logistic_l1::{self, LogisticL1Config};
+use crate::formulations::loss_tree::{self, LossTreeConfig};
 use crate::formulations::oct::{self, OctConfig, OcthConfig};
 use crate::formulations::risk_score::{self as risk_scores, RiskScoreConfig};
 use crate::formulations::sorct::{self, SorctConfig};
@@ -182,6 +183,8 @@ pub enum FormulationConfig {
     L0Tree(L0TreeConfig),
     /// A risk score, ORS or OGRS (its `kind`).
     RiskScore(RiskScoreConfig),
+    /// Loss-optimal tree (MILP).
+    LossTree(LossTreeConfig),
 }
 
 impl FormulationConfig {
@@ -196,6 +199,7 @@ impl FormulationConfig {
             FormulationConfig::OctH(_) => oct::NAME_H,
             FormulationConfig::L0Tree(_) => l0tree::NAME,
             FormulationConfig::RiskScore(f) => f.name(),
+            FormulationConfig::LossTree(_) => loss_tree::NAME,
         }
     }
 
@@ -304,6 +308,9 @@ impl ExperimentConfig {
                 };
                 FormulationConfig::RiskScore(f)
             }
+            loss_tree::NAME => FormulationConfig::LossTree(formulation.try_into().map_err(
+                |e: toml::de::Error| bad(format!("[formulation]: {}", one_line(&e.to_string()))),
+            )?),
             other => {
                 let known: Vec<&str> = crate::formulations::all().iter().map(|f| f.name).collect();
                 return Err(bad(format!(
@@ -678,6 +685,15 @@ pub fn run(
             progress,
         ),
         FormulationConfig::OctH(f) => milp::run_milp_formulation(
+            config,
+            f,
+            &data,
+            fixed_train,
+            out_dir,
+            &results_path,
+            progress,
+        ),
+        FormulationConfig::LossTree(f) => milp::run_milp_formulation(
             config,
             f,
             &data,

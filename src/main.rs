@@ -10,6 +10,7 @@ use glassbox::formulations::cart::{TreeModel, TREE_MODEL_KINDS};
 use glassbox::formulations::forest::{self, ForestModel};
 use glassbox::formulations::l0tree::{self, L0TreeModel};
 use glassbox::formulations::logistic_l1::{self, LogisticL1Model};
+use glassbox::formulations::loss_tree::{self, LossTreeModel};
 use glassbox::formulations::oct::{self, OctModel};
 use glassbox::formulations::risk_score::{self, RiskScoreModel};
 use glassbox::formulations::sorct::{self, SorctModel};
@@ -209,6 +210,7 @@ fn load_classifier(path: &Path) -> Result<Box<dyn Classifier>> {
         l0tree::NAME => Box::new(L0TreeModel::load(path)?),
         risk_score::ORS | risk_score::OGRS => Box::new(RiskScoreModel::load(path)?),
         tao_oblique::NAME => Box::new(ObliqueTreeModel::load(path)?),
+        loss_tree::NAME => Box::new(LossTreeModel::load(path)?),
         _ => bail!(
             "{}: '{kind}' models cannot be used here yet",
             path.display()

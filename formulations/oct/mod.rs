@@ -304,7 +304,7 @@ pub fn start_of_model(
             )));
         };
         // Threshold in user units, then in this problem's scaled units (w > 0 for OCT).
-        let user = model.scaler.min[j] + model.scaler.scale_of(j) * split.threshold / w;
+        let user = model.user_threshold(j, w, split.threshold);
         let scaled = (user - scaler.min[j]) / scaler.scale_of(j);
         let v = problem
             .x

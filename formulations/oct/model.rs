@@ -135,6 +135,12 @@ impl OctModel {
         a
     }
 
+    /// The threshold in the user's units of a one-feature split `w * x_j < threshold`
+    /// (scaled units): the raw value of feature j where `w * x_j` crosses it.
+    pub fn user_threshold(&self, j: usize, w: f64, threshold: f64) -> f64 {
+        self.scaler.min[j] + self.scaler.scale_of(j) * threshold / w
+    }
+
     /// Number of branch nodes that split.
     pub fn num_splits(&self) -> usize {
         self.nodes.iter().filter(|n| n.is_some()).count()
@@ -174,7 +180,13 @@ impl OctModel {
                 })
                 .collect();
             let rule = match split.weights.as_slice() {
-                [(j, w)] if *w == 1.0 => format!("{} < {:.6}", name(*j), shift),
+                // w (x - min) / scale < theta  <=>  x < min + scale theta / w  (w > 0)
+                [(j, w)] if *w != 0.0 => format!(
+                    "{} {} {:.6}",
+                    name(*j),
+                    if *w > 0.0 { "<" } else { ">" },
+                    self.user_threshold(*j, *w, split.threshold)
+                ),
                 _ => format!("{} < {:.6}", terms.join(" "), shift),
             };
             let _ = writeln!(out, "{indent}node {t}: {rule}");

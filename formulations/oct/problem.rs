@@ -20,7 +20,9 @@
 //! when `a_t . x_i >= b_t`, with Bertsimas and Dunn's margins:
 //! - OCT: `sum_j a_jt (x_ij + eps_j - eps_min) + eps_min <= b_t + (1 + eps_max)(1 - sum z)`,
 //!   `eps_j` the smallest gap between distinct training values of feature j. The `eps_min`
-//!   terms make a node that does not split (`a = 0, b = 0`) send every point right.
+//!   terms make a node that does not split (`a = 0, b = 0`) send every point right. The
+//!   sum `sum_j a_jt (eps_j - eps_min)` is one column `e[t]` defined by one row per node, so
+//!   each routing row has the data's nonzeros only (same integer points, same relaxation).
 //! - OCT-H: `a_t . x_i + mu <= b_t + (2 + mu)(1 - sum z)` with Bertsimas and Dunn's
 //!   `mu = 0.005` by default.
 //!
@@ -74,6 +76,7 @@ pub struct Layout {
     loss: usize,
     n_t: usize,
     n_kt: usize,
+    margin: usize,
 }
 
 impl Layout {
@@ -120,6 +123,10 @@ impl Layout {
     /// Column of `N[k,leaf]`.
     pub fn n_kt(&self, k: usize, leaf: usize) -> usize {
         self.n_kt + leaf * self.k + k
+    }
+    /// Column of `e[t] = sum_j a_jt (eps_j - eps_min)` (OCT).
+    pub fn margin(&self, t: usize) -> usize {
+        self.margin + t
     }
 }
 
@@ -226,6 +233,7 @@ impl OctProblem {
             loss: next(leaves),
             n_t: next(leaves),
             n_kt: next(k * leaves),
+            margin: next(if oblique { 0 } else { branches }),
         };
         let mut counts = vec![0usize; k];
         for &c in y.iter() {
@@ -287,6 +295,13 @@ impl OctProblem {
         for l in 0..leaves {
             for c in 0..k {
                 m.add_column(format!("N[{c},{l}]"), 0.0, f64::INFINITY, 0.0, false);
+            }
+        }
+        let eps_max = epsilon.iter().copied().fold(0.0, f64::max);
+        let eps_min = epsilon.iter().copied().fold(f64::INFINITY, f64::min);
+        if !oblique {
+            for t in 0..branches {
+                m.add_column(format!("e[{t}]"), 0.0, eps_max - eps_min, 0.0, false);
             }
         }
         debug_assert_eq!(m.columns.len(), at);
@@ -422,9 +437,21 @@ impl OctProblem {
                 );
             }
         }
+        // OCT's margin of node t in one column, e_t = sum_j a_jt (eps_j - eps_min), so that
+        // the left-branch rows below stay as sparse as the data (the same integer points
+        // and LP relaxation as Bertsimas and Dunn's dense rows).
+        if !oblique {
+            for t in 0..branches {
+                let mut row = vec![(lay.margin(t), 1.0)];
+                row.extend(
+                    (0..p)
+                        .filter(|&j| epsilon[j] != eps_min)
+                        .map(|j| (lay.a(j, t), -(epsilon[j] - eps_min))),
+                );
+                m.add_row(format!("margin[{t}]"), 0.0, 0.0, row);
+            }
+        }
         // Routing (3.7) with Bertsimas and Dunn's margins (see the module comment).
-        let eps_max = epsilon.iter().copied().fold(0.0, f64::max);
-        let eps_min = epsilon.iter().copied().fold(f64::INFINITY, f64::min);
         let subtrees: Vec<(Vec<usize>, Vec<usize>)> =
             (0..branches).map(|t| shape.leaves_below(t)).collect();
         for i in 0..n {
@@ -435,11 +462,12 @@ impl OctProblem {
                     SplitKind::Axis => {
                         for j in 0..p {
                             let xij = x[(i, j)];
-                            left_row.push((lay.a(j, t), xij + epsilon[j] - eps_min));
                             if xij != 0.0 {
+                                left_row.push((lay.a(j, t), xij));
                                 right_row.push((lay.a(j, t), xij));
                             }
                         }
+                        left_row.push((lay.margin(t), 1.0));
                         (1.0 + eps_max, 1.0 + eps_max - eps_min, 1.0)
                     }
                     SplitKind::Oblique { mu } => {
@@ -486,6 +514,7 @@ impl OctProblem {
         let lay = &self.layout;
         let mut point = vec![0.0; self.milp.columns.len()];
         let oblique = matches!(self.params.kind, SplitKind::Oblique { .. });
+        let eps_min = self.epsilon.iter().copied().fold(f64::INFINITY, f64::min);
         for (t, node) in nodes.iter().enumerate().take(self.shape.num_branches()) {
             if let Some((j, v)) = *node {
                 point[lay.a(j, t)] = 1.0;
@@ -495,6 +524,9 @@ impl OctProblem {
                 }
                 point[lay.b(t)] = v;
                 point[lay.d(t)] = 1.0;
+                if !oblique {
+                    point[lay.margin(t)] = self.epsilon[j] - eps_min;
+                }
             }
         }
         let leaves = self.shape.num_leaves();
