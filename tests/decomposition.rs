@@ -117,6 +117,10 @@ fn decomposition_config_errors() {
             "[formulation]\nname = \"l0tree\"\n[decomposition]\nworking_set = \"x\"\n",
             "working_set",
         ),
+        (
+            "[formulation]\nname = \"l0tree\"\n[decomposition]\nsubproblem_tolerance = 0.0\n",
+            "subproblem_tolerance",
+        ),
     ] {
         let err = ExperimentConfig::parse(file, &format!("{head}{rest}"))
             .unwrap_err()
