@@ -20,6 +20,11 @@
 //! paper: 5 and 40). The stopping criterion is a number of macro-iterations (and the solver's
 //! time limit, for the whole run).
 //!
+//! With l0tree's explicit P_il (strategy (i)) the equality rows P_il = prod(...) are in
+//! every subproblem and, at the 40-iteration cap, stay violated (2e-2 on iris): the final
+//! point is then reported without a solution. Decompose the substituted form, which is the
+//! paper's (17).
+//!
 //! Choices: a subproblem's point is accepted whenever the backend returns one (the paper
 //! updates unconditionally, (21)), except from numerical failures, where the step is
 //! skipped; the initialization's point is taken even when the iteration limit leaves it
@@ -38,6 +43,12 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 use std::time::Instant;
+
+/// The largest constraint or bound violation at which the final point counts as feasible:
+/// Ipopt's default `constr_viol_tol`, as the ipopt backend judges a point at a limit
+/// (subproblems stopped at their iteration cap leave equality rows such as explicit P_il
+/// satisfied to about that).
+pub const FEASIBILITY_TOLERANCE: f64 = 1e-4;
 
 /// How working sets are chosen.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -66,6 +77,13 @@ pub struct DecompositionConfig {
     pub init_iterations: u64,
     /// Backend iterations per subproblem.
     pub subproblem_iterations: u64,
+    /// Convergence tolerance of the subproblems (default: the solver's); a looser one lets
+    /// a subproblem stop before its iteration cap (the paper keeps IPOPT's 1e-8).
+    pub subproblem_tolerance: Option<f64>,
+    /// Warm-start each subproblem with the multipliers of the constraints and bounds from
+    /// the previous solves (not in the paper, whose subproblems start cold; needs a
+    /// backend that takes multipliers, e.g. IPOPT, which then starts with a small barrier).
+    pub warm_start_duals: bool,
 }
 
 impl Default for DecompositionConfig {
@@ -77,6 +95,8 @@ impl Default for DecompositionConfig {
             initialization: true,
             init_iterations: 5,
             subproblem_iterations: 40,
+            subproblem_tolerance: None,
+            warm_start_duals: false,
         }
     }
 }
@@ -90,6 +110,12 @@ impl DecompositionConfig {
         }
         if !(self.psi.is_finite() && self.psi >= 0.0) {
             return bad("psi must be >= 0");
+        }
+        if self
+            .subproblem_tolerance
+            .is_some_and(|t| !(t.is_finite() && t > 0.0))
+        {
+            return bad("subproblem_tolerance must be > 0");
         }
         if self.subproblem_iterations == 0 || (self.initialization && self.init_iterations == 0) {
             return bad("subproblem_iterations and init_iterations must be at least 1");
@@ -148,9 +174,17 @@ pub fn solve(
                 problem.name()
             ))
         })?;
+    if config.warm_start_duals && !solver.capabilities().warm_start_duals {
+        return Err(GlassboxError::Capability {
+            solver: solver.name().to_string(),
+            what: "warm start with multipliers ([decomposition] warm_start_duals)".into(),
+        });
+    }
+    let setup = Instant::now();
     let structure = Structure::of(problem);
+    let mut duals = Duals::new(problem.num_constraints(), n);
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let mut solving = 0.0;
+    let mut solving = setup.elapsed().as_secs_f64();
     let mut iterations = 0u64;
     let mut trace = Vec::new();
     let mut skipped = 0usize;
@@ -178,6 +212,11 @@ pub fn solve(
         solving += started.elapsed().as_secs_f64();
         iterations += r.iterations;
         if r.primal.len() == n && usable(&r) {
+            duals.update(
+                &r,
+                &(0..problem.num_constraints()).collect::<Vec<_>>(),
+                &(0..n).collect::<Vec<_>>(),
+            );
             x = r.primal;
         }
     }
@@ -189,6 +228,8 @@ pub fn solve(
                 timed_out = true;
                 break 'outer;
             }
+            // The clock covers building the subproblem too.
+            let started = Instant::now();
             let sub = Restricted::new(
                 problem, &structure, blocks, &branches, &leaves, &x, config.psi,
             );
@@ -201,13 +242,17 @@ pub fn solve(
                     }),
             );
             opts.time_limit = remaining(solving);
-            opts.warm_start = Some(WarmStart::primal(sub.local(&x)));
-            let started = Instant::now();
+            opts.tolerance = config.subproblem_tolerance.or(options.tolerance);
+            opts.warm_start = Some(match config.warm_start_duals {
+                true => duals.warm_start(sub.local(&x), &sub.rows, &sub.free),
+                false => WarmStart::primal(sub.local(&x)),
+            });
             let r = solver.solve(&sub, &opts)?;
             solving += started.elapsed().as_secs_f64();
             iterations += r.iterations;
             subproblems += 1;
             if r.primal.len() == sub.free.len() && usable(&r) {
+                duals.update(&r, &sub.rows, &sub.free);
                 x = sub.full(&r.primal);
             } else {
                 skipped += 1;
@@ -226,7 +271,7 @@ pub fn solve(
     } else {
         Limit::Iteration
     };
-    let status = if violation <= 1e-6 {
+    let status = if violation <= FEASIBILITY_TOLERANCE {
         TerminationStatus::FeasibleAtLimit(limit)
     } else {
         TerminationStatus::NoSolutionAtLimit(limit)
@@ -241,7 +286,7 @@ pub fn solve(
             iterations,
             wall_seconds: solving,
             raw_status: format!(
-                "NB-DEC ({:?}): {} macro-iterations, {subproblems} subproblems ({skipped} without a usable point)",
+                "NB-DEC ({:?}): {} macro-iterations, {subproblems} subproblems ({skipped} without a usable point), max violation {violation:.1e}",
                 config.working_sets,
                 trace.len() - 1
             ),
@@ -250,6 +295,60 @@ pub fn solve(
         },
         trace,
     })
+}
+
+/// The latest multipliers of every constraint and bound of the full problem, gathered from
+/// the solves that freed them (`known` once every one has been seen).
+struct Duals {
+    constraints: Vec<f64>,
+    lower: Vec<f64>,
+    upper: Vec<f64>,
+    known: bool,
+}
+
+impl Duals {
+    fn new(m: usize, n: usize) -> Self {
+        Duals {
+            constraints: vec![0.0; m],
+            lower: vec![0.0; n],
+            upper: vec![0.0; n],
+            known: false,
+        }
+    }
+
+    /// Stores the multipliers of a solve over the full `rows` and variables `vars`.
+    fn update(&mut self, r: &SolveResult, rows: &[usize], vars: &[usize]) {
+        let (Some(c), Some(l), Some(u)) = (
+            &r.constraint_multipliers,
+            &r.lower_bound_multipliers,
+            &r.upper_bound_multipliers,
+        ) else {
+            return;
+        };
+        for (&row, &v) in rows.iter().zip(c) {
+            self.constraints[row] = v;
+        }
+        for (&var, (&lv, &uv)) in vars.iter().zip(l.iter().zip(u)) {
+            self.lower[var] = lv;
+            self.upper[var] = uv;
+        }
+        // Rows and bounds a solve never freed keep 0, a valid (if poor) guess; the first
+        // full solve (the initialization) or the first sweep fills them.
+        self.known = true;
+    }
+
+    /// The warm start of a subproblem at `primal` with its `rows` and variables `vars`.
+    fn warm_start(&self, primal: Vec<f64>, rows: &[usize], vars: &[usize]) -> WarmStart {
+        if !self.known {
+            return WarmStart::primal(primal);
+        }
+        WarmStart {
+            primal,
+            constraint_multipliers: Some(rows.iter().map(|&r| self.constraints[r]).collect()),
+            lower_bound_multipliers: Some(vars.iter().map(|&v| self.lower[v]).collect()),
+            upper_bound_multipliers: Some(vars.iter().map(|&v| self.upper[v]).collect()),
+        }
+    }
 }
 
 /// Whether a subproblem's point may replace the current one.

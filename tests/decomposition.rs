@@ -117,10 +117,30 @@ fn decomposition_config_errors() {
             "[formulation]\nname = \"l0tree\"\n[decomposition]\nworking_set = \"x\"\n",
             "working_set",
         ),
+        (
+            "[formulation]\nname = \"l0tree\"\n[decomposition]\nsubproblem_tolerance = 0.0\n",
+            "subproblem_tolerance",
+        ),
     ] {
         let err = ExperimentConfig::parse(file, &format!("{head}{rest}"))
             .unwrap_err()
             .to_string();
         assert!(err.contains(needle), "{err}");
     }
+}
+
+/// Subproblems go through the registry: the gradient backend solves them as well.
+#[test]
+fn s_nb_dec_with_the_lbfgs_backend() {
+    let mut config = example();
+    config.multistart.starts = 1;
+    config.solver.name = "lbfgs".into();
+    let records = run(&config);
+    check_trace(&records[0], 5);
+    assert_eq!(records[0].solver, "lbfgs");
+    assert!(
+        records[0].test_accuracy > 0.85,
+        "{}",
+        records[0].test_accuracy
+    );
 }
