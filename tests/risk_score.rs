@@ -198,9 +198,22 @@ fn an_enumerated_warm_start_step_is_the_one_rule_milp_optimum() {
         &offsets,
         A,
         TangentSet::V3,
+        None,
     )
     .unwrap();
     assert!(rule.feature != 0 && rule.feature != 2);
+    // Past its deadline a step still answers, with a rule no better than the best.
+    let (_, _, hurried) = step::best_rule(
+        &step::ors_cuts(&data),
+        &[0, 2],
+        &yy,
+        &offsets,
+        A,
+        TangentSet::V3,
+        Some(std::time::Instant::now()),
+    )
+    .unwrap();
+    assert!(hurried >= loss - 1e-12);
     let problem = OrsProblem::new(&data, 1, A, TangentSet::V3, &offsets, &[0, 2]).unwrap();
     let result = highs.solve(problem.milp(), &exact()).unwrap();
     assert!(
@@ -231,6 +244,7 @@ fn an_enumerated_warm_start_step_is_the_one_rule_milp_optimum() {
         &offsets,
         A,
         TangentSet::V1,
+        None,
     )
     .unwrap();
     let problem = OgrsProblem::new(&data, 1, A, TangentSet::V1, 1e-4, &offsets, &[0]).unwrap();

@@ -91,7 +91,7 @@ pub struct RiskScoreConfig {
     /// Start the MILP from the thesis' greedy warm start (one rule at a time).
     pub warm_start: bool,
     /// Time limit of each warm-start step, seconds (default: the solver's time limit over
-    /// 2T, or none).
+    /// 2T, or none); an enumerated step past it keeps the best rule found so far.
     pub warm_start_time_limit: Option<f64>,
     /// How each warm-start step is solved: "enumerate" (exactly) or "milp".
     pub warm_start_steps: StepSolver,
@@ -150,7 +150,7 @@ const PARAMS_ORS: &[ParamSpec] = &[
     ParamSpec {
         name: "warm_start_time_limit",
         default: "",
-        help: "seconds per \"milp\" warm-start step (default: solver time_limit / 2T)",
+        help: "seconds per warm-start step (default: solver time_limit / 2T)",
     },
     ParamSpec {
         name: "binarize",
@@ -526,6 +526,7 @@ pub fn fit(
                     t,
                     scores,
                     tangents,
+                    step_options.time_limit,
                 ),
             };
             (Box::new(build(t, &vec![0.0; x.nrows()], &[])?), start)
@@ -553,6 +554,7 @@ pub fn fit(
                     t,
                     scores,
                     tangents,
+                    step_options.time_limit,
                 ),
             };
             (Box::new(build(t, &vec![0.0; x.nrows()], &[])?), start)
