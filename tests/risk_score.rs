@@ -7,8 +7,8 @@
 use glassbox::data::{ColumnEncoding, Encoding};
 use glassbox::formulations::logloss_tangents::{Line, TangentSet};
 use glassbox::formulations::risk_score::{
-    self, ogrs::OgrsProblem, ors::OrsProblem, Binarize, BinaryData, Direction, Kind,
-    RiskScoreConfig, RiskScoreData, RiskScoreMilp, RiskScoreModel, ScoreSet,
+    self, ogrs::OgrsProblem, ors::OrsProblem, step, Binarize, BinaryData, Direction, Kind,
+    RiskScoreConfig, RiskScoreData, RiskScoreMilp, RiskScoreModel, ScoreSet, StepSolver,
 };
 use glassbox::model::Classifier;
 use glassbox::{metrics, registry, MilpSolver, SolveOptions};
@@ -181,6 +181,88 @@ fn ogrs_matches_brute_force_on_the_tiny_binary_instance() {
     check_optimum(&problem, best, &x, &yy);
 }
 
+/// The warm start's step, solved by enumeration, reaches the optimum of the one-rule MILP
+/// (with the scores of fixed rules as row constants and their features excluded).
+#[test]
+fn an_enumerated_warm_start_step_is_the_one_rule_milp_optimum() {
+    let highs = registry::milp_solver("highs", &SolveOptions::default()).unwrap();
+    // ORS on the tiny binary instance, rules on features 0 and 2 held fixed.
+    let (x, y) = tiny_binary();
+    let yy = pm(&y);
+    let offsets: Vec<f64> = (0..40).map(|i| 2.0 * x[(i, 0)] - x[(i, 2)]).collect();
+    let data = BinaryData::new(&x, &y, Binarize::None);
+    let (rule, beta, loss) = step::best_rule(
+        &step::ors_cuts(&data),
+        &[0, 2],
+        &yy,
+        &offsets,
+        A,
+        TangentSet::V3,
+        None,
+    )
+    .unwrap();
+    assert!(rule.feature != 0 && rule.feature != 2);
+    // Past its deadline a step still answers, with a rule no better than the best.
+    let (_, _, hurried) = step::best_rule(
+        &step::ors_cuts(&data),
+        &[0, 2],
+        &yy,
+        &offsets,
+        A,
+        TangentSet::V3,
+        Some(std::time::Instant::now()),
+    )
+    .unwrap();
+    assert!(hurried >= loss - 1e-12);
+    let problem = OrsProblem::new(&data, 1, A, TangentSet::V3, &offsets, &[0, 2]).unwrap();
+    let result = highs.solve(problem.milp(), &exact()).unwrap();
+    assert!(
+        (result.objective.unwrap() - loss).abs() < 1e-6,
+        "{result:?} vs {loss}"
+    );
+    // The enumerated rule is a feasible MILP point of that objective.
+    let score = risk_score::ScaledScore {
+        rules: vec![rule],
+        intercept: beta,
+    };
+    let point = problem.point(&score).unwrap();
+    assert!(problem.milp().is_feasible(&point));
+    assert!((problem.milp().objective_value(&point) - loss).abs() < 1e-9);
+
+    // OGRS on continuous features, one rule fixed.
+    let (x, y) = tiny_continuous(16, 3);
+    let yy = pm(&y);
+    let scaler = glassbox::data::MinMaxScaler::fit(&x);
+    let data = RiskScoreData::new(scaler.transform(&x), &y);
+    let offsets: Vec<f64> = (0..16)
+        .map(|i| if x[(i, 0)] >= 50.0 { -2.0 } else { 0.0 })
+        .collect();
+    let (rule, beta, loss) = step::best_rule(
+        &step::ogrs_cuts(&data, 1e-4),
+        &[0],
+        &yy,
+        &offsets,
+        A,
+        TangentSet::V1,
+        None,
+    )
+    .unwrap();
+    let problem = OgrsProblem::new(&data, 1, A, TangentSet::V1, 1e-4, &offsets, &[0]).unwrap();
+    let result = highs.solve(problem.milp(), &exact()).unwrap();
+    assert!(
+        (result.objective.unwrap() - loss).abs() < 1e-6,
+        "{result:?} vs {loss}"
+    );
+    let point = problem
+        .point(&risk_score::ScaledScore {
+            rules: vec![rule],
+            intercept: beta,
+        })
+        .unwrap();
+    assert!(problem.milp().is_feasible(&point));
+    assert!((problem.milp().objective_value(&point) - loss).abs() < 1e-9);
+}
+
 /// 16 rows, 3 continuous features in user units (ages, pressures, ratios).
 fn tiny_continuous(rows: usize, seed: u64) -> (DMatrix<f64>, Vec<usize>) {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
@@ -214,6 +296,15 @@ fn ogrs_matches_brute_force_on_continuous_features_through_fit() {
         ..RiskScoreConfig::default()
     };
     for solver in solvers() {
+        // Both kinds of warm-start steps: enumerated (HiGHS run), one-rule MILPs (CBC run).
+        let config = RiskScoreConfig {
+            warm_start_steps: if solver.name() == "cbc" {
+                StepSolver::Milp
+            } else {
+                StepSolver::Enumerate
+            },
+            ..config.clone()
+        };
         let fit = risk_score::fit(
             &config,
             solver.as_ref(),

@@ -4,7 +4,8 @@
 //! tangent under-estimator of [`crate::formulations::logloss_tangents`].
 //!
 //! - [`ors`] and [`ogrs`] build the MILPs, map a solution to rules and rules to a MIP start;
-//! - [`greedy_start`] is the thesis' warm start: one rule at a time, the others fixed;
+//! - the thesis' warm start, one rule at a time with the others fixed, solves each step
+//!   exactly by enumeration ([`step`]) or as a one-rule MILP ([`greedy_start`]);
 //! - [`stump`] is the baseline binarization (one log-loss stump per feature) that ORS runs
 //!   on with `binarize = "stump"`;
 //! - [`card`] is the fitted model, its score card and the edits of Theorem 4.1 and
@@ -20,6 +21,7 @@
 pub mod card;
 pub mod ogrs;
 pub mod ors;
+pub mod step;
 pub mod stump;
 
 use crate::data::{Encoding, MinMaxScaler};
@@ -58,6 +60,17 @@ pub enum Binarize {
     Stump,
 }
 
+/// How each step of the warm start is solved.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum StepSolver {
+    /// Exactly, by enumeration of the one-rule problem ([`step::best_rule`]).
+    #[default]
+    Enumerate,
+    /// As a one-rule MILP by the configured solver, within `warm_start_time_limit`.
+    Milp,
+}
+
 /// The parameters of a risk score, as written in the `[formulation]` table of a config.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -78,8 +91,10 @@ pub struct RiskScoreConfig {
     /// Start the MILP from the thesis' greedy warm start (one rule at a time).
     pub warm_start: bool,
     /// Time limit of each warm-start step, seconds (default: the solver's time limit over
-    /// 2T, or none).
+    /// 2T, or none); an enumerated step past it keeps the best rule found so far.
     pub warm_start_time_limit: Option<f64>,
+    /// How each warm-start step is solved: "enumerate" (exactly) or "milp".
+    pub warm_start_steps: StepSolver,
     /// ORS only: "none" (binary features) or "stump" (the baseline binarization).
     pub binarize: Binarize,
 }
@@ -95,6 +110,7 @@ impl Default for RiskScoreConfig {
             epsilon: 1e-4,
             warm_start: true,
             warm_start_time_limit: None,
+            warm_start_steps: StepSolver::Enumerate,
             binarize: Binarize::None,
         }
     }
@@ -127,6 +143,11 @@ const PARAMS_ORS: &[ParamSpec] = &[
         help: "greedy MIP start: one rule at a time, the others fixed",
     },
     ParamSpec {
+        name: "warm_start_steps",
+        default: "\"enumerate\"",
+        help: "warm-start steps solved exactly by \"enumerate\", or as one-rule MILPs (\"milp\")",
+    },
+    ParamSpec {
         name: "warm_start_time_limit",
         default: "",
         help: "seconds per warm-start step (default: solver time_limit / 2T)",
@@ -150,6 +171,7 @@ const PARAMS_OGRS: &[ParamSpec] = &[
     },
     PARAMS_ORS[4],
     PARAMS_ORS[5],
+    PARAMS_ORS[6],
 ];
 
 /// The description of ORS for `glassbox formulations`.
@@ -494,10 +516,18 @@ pub fn fit(
             let build = |rules: usize, offsets: &[f64], excluded: &[usize]| {
                 ors::OrsProblem::new(&data, rules, scores, tangents, offsets, excluded)
             };
-            let start = if config.warm_start {
-                greedy_start(&build, &x, t, solver, &step_options)?
-            } else {
-                None
+            let start = match (config.warm_start, config.warm_start_steps) {
+                (false, _) => None,
+                (true, StepSolver::Milp) => greedy_start(&build, &x, t, solver, &step_options)?,
+                (true, StepSolver::Enumerate) => step::greedy_by_enumeration(
+                    &step::ors_cuts(&data),
+                    &x,
+                    &data.y,
+                    t,
+                    scores,
+                    tangents,
+                    step_options.time_limit,
+                ),
             };
             (Box::new(build(t, &vec![0.0; x.nrows()], &[])?), start)
         }
@@ -514,10 +544,18 @@ pub fn fit(
                     excluded,
                 )
             };
-            let start = if config.warm_start {
-                greedy_start(&build, &x, t, solver, &step_options)?
-            } else {
-                None
+            let start = match (config.warm_start, config.warm_start_steps) {
+                (false, _) => None,
+                (true, StepSolver::Milp) => greedy_start(&build, &x, t, solver, &step_options)?,
+                (true, StepSolver::Enumerate) => step::greedy_by_enumeration(
+                    &step::ogrs_cuts(&data, config.epsilon),
+                    &x,
+                    &data.y,
+                    t,
+                    scores,
+                    tangents,
+                    step_options.time_limit,
+                ),
             };
             (Box::new(build(t, &vec![0.0; x.nrows()], &[])?), start)
         }
