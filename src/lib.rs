@@ -12,6 +12,7 @@
 //! Dependencies point inward: formulations and solvers use the core, never each other; only
 //! the registry, the experiment runner and the CLI see everything.
 
+pub mod compare;
 pub mod data;
 pub mod error;
 pub mod experiment;
@@ -21,6 +22,7 @@ pub mod milp;
 pub mod model;
 pub mod nlp;
 pub mod options;
+pub mod plot;
 pub mod registry;
 pub mod result;
 pub mod solver;
