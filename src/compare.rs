@@ -474,45 +474,36 @@ impl Comparison {
         out
     }
 
-    /// Draws the performance profile of solve time to `path` (`.png` or `.svg`); the note
-    /// when drawn without text.
-    pub fn plot_time_profile(&self, path: &Path) -> Result<Option<String>> {
-        let ratios = performance_ratios(&self.times());
-        let log2: Vec<Vec<f64>> = ratios
-            .iter()
-            .map(|r| r.iter().map(|v| v.log2()).collect())
-            .collect();
-        self.plot_distribution(
-            path,
-            "Performance profile of solve time",
-            "log2(tau): solve time / fastest solve time of the instance",
-            log2,
-        )
-    }
-
-    /// Draws the cumulative distribution of the absolute gap to the best objective of each
-    /// instance.
-    pub fn plot_objective_gaps(&self, path: &Path) -> Result<Option<String>> {
-        let gaps = absolute_gaps(&self.objectives(), Best::Min);
-        self.plot_distribution(
-            path,
-            "Absolute gap to the best objective",
-            "tau: |objective - best objective of the instance|",
-            gaps,
-        )
-    }
-
-    /// Draws the cumulative distribution of the absolute gap to the best test metric
-    /// (accuracy or R squared) of each instance.
-    pub fn plot_metric_gaps(&self, path: &Path) -> Result<Option<String>> {
-        let metric = TestMetric::of(self);
-        let gaps = absolute_gaps(&self.metrics(metric), Best::Max);
-        self.plot_distribution(
-            path,
-            &format!("Absolute gap to the best {}", metric.name()),
-            &format!("tau: |{0} - best {0} of the instance|", metric.name()),
-            gaps,
-        )
+    /// Draws `kind` to `path` (`.png` or `.svg`); the note when drawn without text.
+    pub fn plot(&self, kind: PlotKind, path: &Path) -> Result<Option<String>> {
+        let (title, x_desc, values) = match kind {
+            PlotKind::TimeProfile => {
+                // On log2(tau), as Dolan and More draw it: ratios span orders of magnitude.
+                let log2 = performance_ratios(&self.times())
+                    .iter()
+                    .map(|r| r.iter().map(|v| v.log2()).collect())
+                    .collect();
+                (
+                    "Performance profile of solve time".to_string(),
+                    "log2(tau): solve time / fastest solve time of the instance".to_string(),
+                    log2,
+                )
+            }
+            PlotKind::ObjectiveGaps => (
+                "Absolute gap to the best objective".to_string(),
+                "tau: |objective - best objective of the instance|".to_string(),
+                absolute_gaps(&self.objectives(), Best::Min),
+            ),
+            PlotKind::MetricGaps => {
+                let metric = TestMetric::of(self);
+                (
+                    format!("Absolute gap to the best {}", metric.name()),
+                    format!("tau: |{0} - best {0} of the instance|", metric.name()),
+                    absolute_gaps(&self.metrics(metric), Best::Max),
+                )
+            }
+        };
+        self.plot_distribution(path, &title, &x_desc, values)
     }
 
     fn plot_distribution(
@@ -530,6 +521,17 @@ impl Comparison {
         };
         plot::save(&figure, path, (900, 600))
     }
+}
+
+/// The plots `glassbox compare` draws.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PlotKind {
+    /// The Dolan-More performance profile of solve time (converged solves only).
+    TimeProfile,
+    /// The cumulative distribution of absolute gaps to the best objective per instance.
+    ObjectiveGaps,
+    /// The same for the test metric (accuracy, or R squared for regression).
+    MetricGaps,
 }
 
 /// An objective within this relative distance of the instance's best counts as the best.

@@ -330,7 +330,10 @@ fn explain(model_path: &Path, data_path: &Path, out: &Path, plot: Option<&Path>)
 /// `glassbox compare`: matches the solves, prints the tables, draws the plots asked for
 /// (time profile, objective gaps, metric gaps).
 fn compare(results: &[PathBuf], drop_unmatched: bool, plots: [Option<PathBuf>; 3]) -> Result<()> {
-    use glassbox::compare::{self, Mismatch};
+    use glassbox::compare::{self, Mismatch, PlotKind};
+    for path in plots.iter().flatten() {
+        glassbox::plot::plot_extension(path)?;
+    }
     let mut records = Vec::new();
     for path in results {
         records.extend(compare::read_results(path)?);
@@ -350,14 +353,13 @@ fn compare(results: &[PathBuf], drop_unmatched: bool, plots: [Option<PathBuf>; 3
     }
     print!("{}", comparison.summary());
     let [time, objective, metric] = plots;
-    let draws: [(Option<PathBuf>, fn(&compare::Comparison, &Path) -> _); 3] = [
-        (time, compare::Comparison::plot_time_profile),
-        (objective, compare::Comparison::plot_objective_gaps),
-        (metric, compare::Comparison::plot_metric_gaps),
-    ];
-    for (path, draw) in draws {
+    for (kind, path) in [
+        (PlotKind::TimeProfile, time),
+        (PlotKind::ObjectiveGaps, objective),
+        (PlotKind::MetricGaps, metric),
+    ] {
         if let Some(path) = path {
-            if let Some(note) = draw(&comparison, &path)? {
+            if let Some(note) = comparison.plot(kind, &path)? {
                 eprintln!("note: {note}");
             }
             println!("wrote {}", path.display());

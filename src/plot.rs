@@ -64,20 +64,27 @@ pub trait Figure {
         DB::ErrorType: 'static;
 }
 
+/// The extension of a plot file, `png` or `svg`; any other is an error naming the file.
+pub fn plot_extension(path: &Path) -> Result<&'static str> {
+    match path
+        .extension()
+        .map(|e| e.to_string_lossy().to_lowercase())
+        .as_deref()
+    {
+        Some("png") => Ok("png"),
+        Some("svg") => Ok("svg"),
+        _ => Err(GlassboxError::Config(format!(
+            "{}: a plot must be a .png or .svg file",
+            path.display()
+        ))),
+    }
+}
+
 /// Draws `figure` to `path` (`.png` or `.svg`, by its extension) at `size` pixels, through a
 /// temporary file in the same folder and a rename, so an error leaves no partial plot.
 /// Returns [`NO_FONT_NOTE`] when the figure had to be drawn without text.
 pub fn save(figure: &impl Figure, path: &Path, size: (u32, u32)) -> Result<Option<String>> {
-    let ext = path
-        .extension()
-        .map(|e| e.to_string_lossy().to_lowercase())
-        .unwrap_or_default();
-    if ext != "png" && ext != "svg" {
-        return Err(GlassboxError::Config(format!(
-            "{}: a plot must be a .png or .svg file",
-            path.display()
-        )));
-    }
+    let ext = plot_extension(path)?;
     let dir = path
         .parent()
         .filter(|p| !p.as_os_str().is_empty())

@@ -303,6 +303,7 @@ fn compare_command_on_ipopt_and_lbfgs_runs() {
         dir.path().join("t.pdf").to_str().unwrap(),
     ]);
     assert!(String::from_utf8_lossy(&bad.stderr).contains(".png or .svg"));
+    assert!(bad.stdout.is_empty(), "checked before any work");
     let config = dir.path().join("ipopt.toml");
     let bad = glassbox(&["compare", config.to_str().unwrap(), lbfgs.to_str().unwrap()]);
     let err = String::from_utf8_lossy(&bad.stderr);
