@@ -4,7 +4,8 @@
 //! - `src/` (this module tree): the core every part shares. Problem representations
 //!   ([`nlp`], [`milp`]), the solver traits ([`solver`]), options and results ([`options`],
 //!   [`result`]), the backend registry ([`registry`]), data loading ([`data`]), metrics
-//!   ([`metrics`]), the experiment runner ([`experiment`]).
+//!   ([`metrics`]), the experiment runner ([`experiment`]), the comparison of solvers on its
+//!   results ([`compare`]) and what plots share ([`plot`]).
 //! - `solvers/`: one module per backend. A backend knows nothing about trees.
 //! - `formulations/`: one module per learning problem. A formulation knows nothing about a
 //!   particular solver.
