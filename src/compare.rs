@@ -376,7 +376,8 @@ impl Comparison {
     pub fn summary(&self) -> String {
         let metric = TestMetric::of(self);
         let ratios = performance_ratios(&self.times());
-        let objective_gaps = absolute_gaps(&self.objectives(), Best::Min);
+        let objectives = self.objectives();
+        let objective_gaps = absolute_gaps(&objectives, Best::Min);
         let mut out = String::new();
         let n = self.instances.len();
         let _ = writeln!(
@@ -428,11 +429,7 @@ impl Comparison {
         for (s, name) in self.solvers.iter().enumerate() {
             let row = &self.records[s];
             let times: Vec<f64> = row.iter().map(|r| r.solve_seconds).collect();
-            let objectives: Vec<f64> = row
-                .iter()
-                .filter(|r| has_solution(&r.status))
-                .filter_map(|r| r.objective.filter(|v| v.is_finite()))
-                .collect();
+            let objective_values: Vec<f64> = objectives[s].iter().flatten().copied().collect();
             let finite_gaps: Vec<f64> = objective_gaps[s]
                 .iter()
                 .copied()
@@ -446,7 +443,7 @@ impl Comparison {
             let metrics: Vec<f64> = row.iter().filter_map(|r| metric.value(r)).collect();
             let best = objective_gaps[s]
                 .iter()
-                .zip(&self.objectives()[s])
+                .zip(&objectives[s])
                 .filter(|(g, v)| v.is_some_and(|v| **g <= BEST_TOLERANCE * v.abs().max(1.0)))
                 .count();
             let _ = writeln!(
@@ -456,7 +453,7 @@ impl Comparison {
                 fmt_num(crate::experiment::median(&times)),
                 format!("{:.0}%", 100.0 * fraction_at_most(&ratios[s], 1.0)),
                 format!("{:.0}%", 100.0 * fraction_at_most(&ratios[s], f64::MAX)),
-                fmt_num(mean(&objectives)),
+                fmt_num(mean(&objective_values)),
                 fmt_num(mean(&finite_gaps)),
                 format!("{:.0}%", 100.0 * best as f64 / n as f64),
                 fmt_num(mean(&mip_gaps)),
