@@ -4,7 +4,8 @@
 //! - `src/` (this module tree): the core every part shares. Problem representations
 //!   ([`nlp`], [`milp`]), the solver traits ([`solver`]), options and results ([`options`],
 //!   [`result`]), the backend registry ([`registry`]), data loading ([`data`]), metrics
-//!   ([`metrics`]), the experiment runner ([`experiment`]).
+//!   ([`metrics`]), the experiment runner ([`experiment`]), the comparison of solvers on its
+//!   results ([`compare`]) and what plots share ([`plot`]).
 //! - `solvers/`: one module per backend. A backend knows nothing about trees.
 //! - `formulations/`: one module per learning problem. A formulation knows nothing about a
 //!   particular solver.
@@ -12,6 +13,7 @@
 //! Dependencies point inward: formulations and solvers use the core, never each other; only
 //! the registry, the experiment runner and the CLI see everything.
 
+pub mod compare;
 pub mod data;
 pub mod error;
 pub mod experiment;
@@ -21,6 +23,7 @@ pub mod milp;
 pub mod model;
 pub mod nlp;
 pub mod options;
+pub mod plot;
 pub mod registry;
 pub mod result;
 pub mod solver;

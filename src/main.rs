@@ -99,6 +99,27 @@ enum Command {
         #[arg(long)]
         force: bool,
     },
+    /// Compare solvers on the same instances from results files of `glassbox run` (one
+    /// run per solver, same config otherwise): per-solver tables, and optionally Dolan-More
+    /// performance profiles of time and distributions of absolute gaps (.png or .svg).
+    Compare {
+        /// Results files (DIR/results.jsonl), one or more.
+        #[arg(required = true)]
+        results: Vec<PathBuf>,
+        /// Compare on the instances every solver solved, listing the others, instead of
+        /// refusing when the solvers' instances differ.
+        #[arg(long)]
+        drop_unmatched: bool,
+        /// Draw the performance profile of solve time to this .png or .svg file.
+        #[arg(long)]
+        time_profile: Option<PathBuf>,
+        /// Draw the distribution of absolute gaps to the best objective to this file.
+        #[arg(long)]
+        objective_gaps: Option<PathBuf>,
+        /// Draw the distribution of absolute gaps to the best test accuracy (R2) to this file.
+        #[arg(long)]
+        metric_gaps: Option<PathBuf>,
+    },
     /// List the registered solver backends with their capabilities and options.
     Solvers,
     /// List the formulations with their parameters and defaults.
@@ -145,6 +166,17 @@ fn dispatch(command: Command) -> Result<()> {
             println!("wrote {rows} rows (seed {seed}) to {}", out.display());
             Ok(())
         }
+        Command::Compare {
+            results,
+            drop_unmatched,
+            time_profile,
+            objective_gaps,
+            metric_gaps,
+        } => compare(
+            &results,
+            drop_unmatched,
+            [time_profile, objective_gaps, metric_gaps],
+        ),
         Command::Solvers => {
             for e in glassbox::registry::backends() {
                 println!("{} ({}): {}", e.name, e.problem_kind(), e.description);
@@ -320,6 +352,47 @@ fn explain(model_path: &Path, data_path: &Path, out: &Path, plot: Option<&Path>)
             eprintln!("note: {note}");
         }
         println!("wrote the plot to {}", plot.display());
+    }
+    Ok(())
+}
+
+/// `glassbox compare`: matches the solves, prints the tables, draws the plots asked for
+/// (time profile, objective gaps, metric gaps).
+fn compare(results: &[PathBuf], drop_unmatched: bool, plots: [Option<PathBuf>; 3]) -> Result<()> {
+    use glassbox::compare::{self, Mismatch, PlotKind};
+    for path in plots.iter().flatten() {
+        glassbox::plot::plot_extension(path)?;
+    }
+    let mut records = Vec::new();
+    for path in results {
+        records.extend(compare::read_results(path)?);
+    }
+    let mismatch = if drop_unmatched {
+        Mismatch::Drop
+    } else {
+        Mismatch::Refuse
+    };
+    let comparison = compare::match_instances(records, mismatch)?;
+    if !comparison.dropped.is_empty() {
+        eprintln!(
+            "warning: {} instances not solved by every solver are left out: {}",
+            comparison.dropped.len(),
+            compare::list_dropped(&comparison.dropped)
+        );
+    }
+    print!("{}", comparison.summary());
+    let [time, objective, metric] = plots;
+    for (kind, path) in [
+        (PlotKind::TimeProfile, time),
+        (PlotKind::ObjectiveGaps, objective),
+        (PlotKind::MetricGaps, metric),
+    ] {
+        if let Some(path) = path {
+            if let Some(note) = comparison.plot(kind, &path)? {
+                eprintln!("note: {note}");
+            }
+            println!("wrote {}", path.display());
+        }
     }
     Ok(())
 }

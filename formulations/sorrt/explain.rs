@@ -14,11 +14,11 @@
 
 use super::SorrtModel;
 use crate::data::{ColumnEncoding, CsvOptions, Table};
+use crate::plot::font_available;
 use crate::{GlassboxError, Result};
 use nalgebra::DMatrix;
 use std::fmt::Write as _;
 use std::path::Path;
-use std::sync::OnceLock;
 
 /// Explanations of a set of individuals.
 #[derive(Clone, Debug)]
@@ -294,44 +294,4 @@ fn csv_name(name: &str) -> String {
             }
         })
         .collect()
-}
-
-/// Registers a TrueType font as plotters' "sans-serif" once; whether one was found.
-fn font_available() -> bool {
-    static FOUND: OnceLock<bool> = OnceLock::new();
-    *FOUND.get_or_init(|| {
-        let mut candidates: Vec<std::path::PathBuf> = Vec::new();
-        if let Some(p) = std::env::var_os("GLASSBOX_FONT") {
-            candidates.push(p.into());
-        }
-        for p in [
-            "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
-            "/usr/share/fonts/dejavu/DejaVuSans.ttf",
-            "/usr/share/fonts/TTF/DejaVuSans.ttf",
-            "/usr/share/fonts/truetype/liberation/LiberationSans-Regular.ttf",
-            "/usr/share/fonts/liberation/LiberationSans-Regular.ttf",
-            "/usr/share/fonts/truetype/noto/NotoSans-Regular.ttf",
-            "/usr/share/fonts/noto/NotoSans-Regular.ttf",
-            "/System/Library/Fonts/Supplemental/Arial.ttf",
-            "/Library/Fonts/Arial.ttf",
-            "C:\\Windows\\Fonts\\arial.ttf",
-        ] {
-            candidates.push(p.into());
-        }
-        for path in candidates {
-            if let Ok(bytes) = std::fs::read(&path) {
-                let bytes: &'static [u8] = Box::leak(bytes.into_boxed_slice());
-                if plotters::style::register_font(
-                    "sans-serif",
-                    plotters::style::FontStyle::Normal,
-                    bytes,
-                )
-                .is_ok()
-                {
-                    return true;
-                }
-            }
-        }
-        false
-    })
 }

@@ -1,0 +1,112 @@
+//! What every plot shares: the TrueType font for text in PNG and SVG files (read at run
+//! time, no system font library is linked), and saving a figure to `.png` or `.svg` by the
+//! file's extension without leaving a partial file behind.
+//!
+//! Fonts: the file named by `GLASSBOX_FONT`, else a DejaVu / Liberation / Noto sans font from
+//! the usual system folders. Without one a figure is drawn without text and
+//! [`save`] returns [`NO_FONT_NOTE`].
+
+use crate::{GlassboxError, Result};
+use plotters::prelude::{BitMapBackend, DrawingBackend, SVGBackend};
+use std::path::Path;
+use std::sync::OnceLock;
+
+/// The note given when a plot had to be drawn without text.
+pub const NO_FONT_NOTE: &str = "no TrueType font found, so the plot has no text: set \
+     GLASSBOX_FONT=/path/to/font.ttf (or install fonts-dejavu-core)";
+
+/// Registers a TrueType font as plotters' "sans-serif" once; whether one was found.
+pub fn font_available() -> bool {
+    static FOUND: OnceLock<bool> = OnceLock::new();
+    *FOUND.get_or_init(|| {
+        let mut candidates: Vec<std::path::PathBuf> = Vec::new();
+        if let Some(p) = std::env::var_os("GLASSBOX_FONT") {
+            candidates.push(p.into());
+        }
+        for p in [
+            "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
+            "/usr/share/fonts/dejavu/DejaVuSans.ttf",
+            "/usr/share/fonts/TTF/DejaVuSans.ttf",
+            "/usr/share/fonts/truetype/liberation/LiberationSans-Regular.ttf",
+            "/usr/share/fonts/liberation/LiberationSans-Regular.ttf",
+            "/usr/share/fonts/truetype/noto/NotoSans-Regular.ttf",
+            "/usr/share/fonts/noto/NotoSans-Regular.ttf",
+            "/System/Library/Fonts/Supplemental/Arial.ttf",
+            "/Library/Fonts/Arial.ttf",
+            "C:\\Windows\\Fonts\\arial.ttf",
+        ] {
+            candidates.push(p.into());
+        }
+        for path in candidates {
+            if let Ok(bytes) = std::fs::read(&path) {
+                let bytes: &'static [u8] = Box::leak(bytes.into_boxed_slice());
+                if plotters::style::register_font(
+                    "sans-serif",
+                    plotters::style::FontStyle::Normal,
+                    bytes,
+                )
+                .is_ok()
+                {
+                    return true;
+                }
+            }
+        }
+        false
+    })
+}
+
+/// Something drawn on any plotters backend (a bitmap for PNG, SVG).
+pub trait Figure {
+    /// Draws the whole figure; `text` is false when no font was found (draw no text then:
+    /// plotters fails on text without a font).
+    fn draw<DB: DrawingBackend>(&self, backend: DB, text: bool) -> std::result::Result<(), String>
+    where
+        DB::ErrorType: 'static;
+}
+
+/// The extension of a plot file, `png` or `svg`; any other is an error naming the file.
+pub fn plot_extension(path: &Path) -> Result<&'static str> {
+    match path
+        .extension()
+        .map(|e| e.to_string_lossy().to_lowercase())
+        .as_deref()
+    {
+        Some("png") => Ok("png"),
+        Some("svg") => Ok("svg"),
+        _ => Err(GlassboxError::Config(format!(
+            "{}: a plot must be a .png or .svg file",
+            path.display()
+        ))),
+    }
+}
+
+/// Draws `figure` to `path` (`.png` or `.svg`, by its extension) at `size` pixels, through a
+/// temporary file in the same folder and a rename, so an error leaves no partial plot.
+/// Returns [`NO_FONT_NOTE`] when the figure had to be drawn without text.
+pub fn save(figure: &impl Figure, path: &Path, size: (u32, u32)) -> Result<Option<String>> {
+    let ext = plot_extension(path)?;
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let stem = path
+        .file_stem()
+        .map(|n| n.to_string_lossy().to_string())
+        .unwrap_or_default();
+    // The temporary name keeps the extension: the bitmap backend picks its encoder by it.
+    let tmp = dir.join(format!(".{stem}.tmp{}.{ext}", std::process::id()));
+    let text = font_available();
+    let drawn = if ext == "png" {
+        figure.draw(BitMapBackend::new(&tmp, size), text)
+    } else {
+        figure.draw(SVGBackend::new(&tmp, size), text)
+    };
+    let renamed = drawn
+        .map_err(|e| GlassboxError::Config(format!("drawing {}: {e}", path.display())))
+        .and_then(|()| std::fs::rename(&tmp, path).map_err(|e| GlassboxError::io(path, e)));
+    if renamed.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    renamed?;
+    Ok((!text).then(|| NO_FONT_NOTE.to_string()))
+}
