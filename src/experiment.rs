@@ -31,7 +31,7 @@
 //! This module sees the formulations and the registry: it is one of the outer layers.
 
 use crate::data::{self, ClassificationData, CsvOptions, MinMaxScaler, Table};
-use crate::formulation::NlpClassifierFormulation;
+use crate::formulation::{NlpClassifierFormulation, ReportedParams};
 use crate::formulations::decomposition::{self, DecompositionConfig, MacroIteration};
 use crate::formulations::heuristic::HeuristicConfig;
 use crate::formulations::l0tree::{self, L0TreeConfig};
@@ -263,44 +263,15 @@ impl ExperimentConfig {
         let name = take_name(&mut formulation)
             .ok_or_else(|| bad("[formulation] needs a name, e.g. name = \"sorct\"".into()))?;
         let formulation = match name.as_str() {
-            sorct::NAME => {
-                FormulationConfig::Sorct(formulation.try_into().map_err(|e: toml::de::Error| {
-                    bad(format!("[formulation]: {}", one_line(&e.to_string())))
-                })?)
-            }
-            logistic_l1::NAME => FormulationConfig::LogisticL1(formulation.try_into().map_err(
-                |e: toml::de::Error| bad(format!("[formulation]: {}", one_line(&e.to_string()))),
-            )?),
-            sorrt::NAME => {
-                FormulationConfig::Sorrt(formulation.try_into().map_err(|e: toml::de::Error| {
-                    bad(format!("[formulation]: {}", one_line(&e.to_string())))
-                })?)
-            }
-            other if HeuristicConfig::parse(other, toml::Table::new()).is_some() => {
-                FormulationConfig::Heuristic(
-                    HeuristicConfig::parse(other, formulation)
-                        .expect("a heuristic learner")
-                        .map_err(|e| bad(format!("[formulation]: {}", one_line(&e))))?,
-                )
-            }
-            oct::NAME => {
-                FormulationConfig::Oct(formulation.try_into().map_err(|e: toml::de::Error| {
-                    bad(format!("[formulation]: {}", one_line(&e.to_string())))
-                })?)
-            }
-            oct::NAME_H => {
-                FormulationConfig::OctH(formulation.try_into().map_err(|e: toml::de::Error| {
-                    bad(format!("[formulation]: {}", one_line(&e.to_string())))
-                })?)
-            }
-            l0tree::NAME => FormulationConfig::L0Tree(formulation.try_into().map_err(
-                |e: toml::de::Error| bad(format!("[formulation]: {}", one_line(&e.to_string()))),
-            )?),
+            sorct::NAME => FormulationConfig::Sorct(parse_table(formulation, &bad)?),
+            logistic_l1::NAME => FormulationConfig::LogisticL1(parse_table(formulation, &bad)?),
+            sorrt::NAME => FormulationConfig::Sorrt(parse_table(formulation, &bad)?),
+            oct::NAME => FormulationConfig::Oct(parse_table(formulation, &bad)?),
+            oct::NAME_H => FormulationConfig::OctH(parse_table(formulation, &bad)?),
+            l0tree::NAME => FormulationConfig::L0Tree(parse_table(formulation, &bad)?),
+            loss_tree::NAME => FormulationConfig::LossTree(parse_table(formulation, &bad)?),
             risk_scores::ORS | risk_scores::OGRS => {
-                let mut f: RiskScoreConfig =
-                    formulation.try_into().map_err(|e: toml::de::Error| {
-                        bad(format!("[formulation]: {}", one_line(&e.to_string())))
-                    })?;
+                let mut f: RiskScoreConfig = parse_table(formulation, &bad)?;
                 f.kind = if name == risk_scores::ORS {
                     risk_scores::Kind::Ors
                 } else {
@@ -308,16 +279,19 @@ impl ExperimentConfig {
                 };
                 FormulationConfig::RiskScore(f)
             }
-            loss_tree::NAME => FormulationConfig::LossTree(formulation.try_into().map_err(
-                |e: toml::de::Error| bad(format!("[formulation]: {}", one_line(&e.to_string()))),
-            )?),
-            other => {
-                let known: Vec<&str> = crate::formulations::all().iter().map(|f| f.name).collect();
-                return Err(bad(format!(
-                    "unknown formulation '{other}': known formulations are {}",
-                    known.join(", ")
-                )));
-            }
+            other => match HeuristicConfig::parse(other, formulation) {
+                Some(parsed) => FormulationConfig::Heuristic(
+                    parsed.map_err(|e| bad(format!("[formulation]: {}", one_line(&e))))?,
+                ),
+                None => {
+                    let known: Vec<&str> =
+                        crate::formulations::all().iter().map(|f| f.name).collect();
+                    return Err(bad(format!(
+                        "unknown formulation '{other}': known formulations are {}",
+                        known.join(", ")
+                    )));
+                }
+            },
         };
         let (solver_name, options) = match (raw.solver, formulation.uses_solver()) {
             (Some(mut solver), true) => {
@@ -469,6 +443,17 @@ impl ExperimentConfig {
     }
 }
 
+/// Reads the `[formulation]` table as the formulation's config type `T`: unknown keys and
+/// ill-typed values are errors that name them (through `bad`, which names the file).
+fn parse_table<T: serde::de::DeserializeOwned>(
+    table: toml::Table,
+    bad: &dyn Fn(String) -> GlassboxError,
+) -> Result<T> {
+    table
+        .try_into()
+        .map_err(|e: toml::de::Error| bad(format!("[formulation]: {}", one_line(&e.to_string()))))
+}
+
 fn take_name(table: &mut toml::Table) -> Option<String> {
     match table.remove("name") {
         Some(toml::Value::String(s)) => Some(s),
@@ -565,6 +550,66 @@ pub struct MilpStats {
     /// Branch-and-bound nodes.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub nodes: Option<u64>,
+}
+
+impl SolveRecord {
+    /// The record of one solve on split `split` (seeded `split_seed`, `n_train` and
+    /// `n_test` rows) of `config`'s run: who and what was solved, with every outcome empty
+    /// (no status, NaN metrics, no extensions). Each runner path fills in what it measured,
+    /// with struct update syntax, so a new optional field is added here once.
+    pub(crate) fn blank(
+        config: &ExperimentConfig,
+        formulation: &str,
+        params: ReportedParams,
+        split: usize,
+        split_seed: u64,
+        (n_train, n_test): (usize, usize),
+    ) -> Self {
+        SolveRecord {
+            dataset: config.dataset_name(),
+            formulation: formulation.to_string(),
+            solver: config.solver.name.clone(),
+            depth: params.depth,
+            lambda_local: params.lambda_local,
+            lambda_global: params.lambda_global,
+            gamma: params.gamma,
+            split,
+            split_seed,
+            start: 0,
+            seed: None,
+            selected: false,
+            status: String::new(),
+            raw_status: String::new(),
+            objective: None,
+            train_accuracy: f64::NAN,
+            test_accuracy: f64::NAN,
+            test_balanced_accuracy: f64::NAN,
+            regression: None,
+            risk_score: None,
+            delta_local: f64::NAN,
+            delta_global: f64::NAN,
+            solve_seconds: f64::NAN,
+            iterations: 0,
+            n_train,
+            n_test,
+            lambda_bound: None,
+            decomposition: None,
+            milp: None,
+        }
+    }
+
+    /// This record with the backend's status, objective and iteration count of `result`,
+    /// solved in `seconds`.
+    pub(crate) fn solved(self, result: &crate::SolveResult, seconds: f64) -> Self {
+        SolveRecord {
+            status: result.status.as_str().to_string(),
+            raw_status: result.raw_status.clone(),
+            objective: result.objective,
+            iterations: result.iterations,
+            solve_seconds: seconds,
+            ..self
+        }
+    }
 }
 
 fn nan() -> f64 {
@@ -960,35 +1005,24 @@ fn fit_split<F: NlpClassifierFormulation>(
         }
         let params = formulation.reported_params(&problem);
         records.push(SolveRecord {
-            dataset: config.dataset_name(),
-            formulation: formulation.name().to_string(),
-            solver: config.solver.name.clone(),
-            depth: params.depth,
-            lambda_local: params.lambda_local,
-            lambda_global: params.lambda_global,
-            gamma: params.gamma,
-            split: r,
-            split_seed,
             start: s,
             seed,
-            selected: false,
-            status: result.status.as_str().to_string(),
-            raw_status: result.raw_status.clone(),
-            objective: result.objective,
             train_accuracy: train_acc,
             test_accuracy: test_acc,
             test_balanced_accuracy: test_bal,
-            regression: None,
-            risk_score: None,
             delta_local: dl,
             delta_global: dg,
-            solve_seconds: seconds,
-            iterations: result.iterations,
-            n_train: train.len(),
-            n_test: test.len(),
-            milp: None,
             lambda_bound: formulation.lambda_bound(&problem),
             decomposition: trace,
+            ..SolveRecord::blank(
+                config,
+                formulation.name(),
+                params,
+                r,
+                split_seed,
+                (train.len(), test.len()),
+            )
+            .solved(&result, seconds)
         });
     }
     let model = best.map(|(_, s, model)| {

@@ -8,6 +8,7 @@
 
 use super::{ExperimentConfig, RegressionMetrics, ResultsWriter, RunOutcome, SolveRecord};
 use crate::data::{self, Table};
+use crate::formulation::ReportedParams;
 use crate::formulations::cart::grow::Targets;
 use crate::formulations::cart::{TreeModel, TreeTask};
 use crate::formulations::heuristic::{HeuristicConfig, TrainingSet};
@@ -131,16 +132,6 @@ pub(super) fn run_heuristic(
         };
         let (dl, dg) = fit.model.sparsity();
         let record = SolveRecord {
-            dataset: config.dataset_name(),
-            formulation: learner.name().to_string(),
-            solver: config.solver.name.clone(),
-            depth: learner.depth(),
-            lambda_local: None,
-            lambda_global: None,
-            gamma: None,
-            split: r,
-            split_seed,
-            start: 0,
             seed: Some(split_seed),
             selected: true,
             // A heuristic proves nothing about optimality: "heuristic", or the limit it hit.
@@ -160,12 +151,15 @@ pub(super) fn run_heuristic(
             delta_global: dg,
             solve_seconds: seconds,
             iterations: fit.iterations,
-            n_train: train.len(),
-            n_test: test.len(),
-            milp: None,
-            lambda_bound: None,
-            decomposition: None,
-            risk_score: None,
+            depth: learner.depth(),
+            ..SolveRecord::blank(
+                config,
+                learner.name(),
+                ReportedParams::default(),
+                r,
+                split_seed,
+                (train.len(), test.len()),
+            )
         };
         writer.write_split(r, learner.name(), vec![record], Some(&fit.model))?;
     }

@@ -88,39 +88,26 @@ pub(super) fn run_milp_formulation<F: MilpClassifierFormulation>(
         };
         let params = formulation.reported_params(&problem);
         let record = SolveRecord {
-            dataset: config.dataset_name(),
-            formulation: formulation.name().to_string(),
-            solver: config.solver.name.clone(),
-            depth: params.depth,
-            lambda_local: params.lambda_local,
-            lambda_global: params.lambda_global,
-            gamma: params.gamma,
-            split: r,
-            split_seed: config.split.seed + r as u64,
-            start: 0,
-            seed: None,
             selected: model.is_some(),
-            status: result.status.as_str().to_string(),
-            raw_status: result.raw_status.clone(),
-            objective: result.objective,
             train_accuracy: train_acc,
             test_accuracy: test_acc,
             test_balanced_accuracy: test_bal,
-            regression: None,
             delta_local: dl,
             delta_global: dg,
-            solve_seconds: seconds,
-            iterations: result.iterations,
-            n_train: train.len(),
-            n_test: test.len(),
             milp: Some(MilpStats {
                 mip_gap: result.gap,
                 dual_bound: result.dual_bound,
                 nodes: result.nodes,
             }),
-            lambda_bound: None,
-            decomposition: None,
-            risk_score: None,
+            ..SolveRecord::blank(
+                config,
+                formulation.name(),
+                params,
+                r,
+                config.split.seed + r as u64,
+                (train.len(), test.len()),
+            )
+            .solved(&result, seconds)
         };
         writer.write_split(r, formulation.name(), vec![record], model.as_ref())?;
     }

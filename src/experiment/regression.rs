@@ -163,35 +163,20 @@ fn fit_split<F: NlpRegressorFormulation>(
             }
         }
         records.push(SolveRecord {
-            dataset: config.dataset_name(),
-            formulation: formulation.name().to_string(),
-            solver: config.solver.name.clone(),
-            depth: params.depth,
-            lambda_local: params.lambda_local,
-            lambda_global: params.lambda_global,
-            gamma: params.gamma,
-            split: r,
-            split_seed: split.seed,
             start: s,
             seed,
-            selected: false,
-            status: result.status.as_str().to_string(),
-            raw_status: result.raw_status.clone(),
-            objective: result.objective,
-            train_accuracy: nan,
-            test_accuracy: nan,
-            test_balanced_accuracy: nan,
             regression: Some(m),
-            risk_score: None,
             delta_local: dl,
             delta_global: dg,
-            solve_seconds: seconds,
-            iterations: result.iterations,
-            n_train: split.train.len(),
-            n_test: split.test.len(),
-            milp: None,
-            lambda_bound: None,
-            decomposition: None,
+            ..SolveRecord::blank(
+                config,
+                formulation.name(),
+                params,
+                r,
+                split.seed,
+                (split.train.len(), split.test.len()),
+            )
+            .solved(&result, seconds)
         });
     }
     let model = best.map(|(_, s, model)| {

@@ -8,6 +8,7 @@ use super::{
     RunOutcome, SolveRecord,
 };
 use crate::data::{self, ClassificationData};
+use crate::formulation::ReportedParams;
 use crate::formulations::logloss_tangents::logistic_loss;
 use crate::formulations::risk_score::{self, RiskScoreConfig, RiskScoreModel};
 use crate::metrics;
@@ -110,28 +111,13 @@ pub(super) fn run_risk_score(
         let used = fit.model.as_ref().map_or(0, |m| m.rules.len());
         let unused_percent = 100.0 * (p - used as f64) / p;
         let record = SolveRecord {
-            dataset: config.dataset_name(),
-            formulation: formulation.name().to_string(),
-            solver: config.solver.name.clone(),
-            depth: None,
-            lambda_local: None,
-            lambda_global: None,
-            gamma: None,
-            split: r,
-            split_seed: config.split.seed + r as u64,
-            start: 0,
-            seed: None,
             selected: fit.model.is_some(),
-            status: result.status.as_str().to_string(),
-            raw_status: result.raw_status.clone(),
-            objective: result.objective,
             train_accuracy: train_m.1,
             test_accuracy: test_m.1,
             test_balanced_accuracy: match &fit.model {
                 Some(m) => metrics::balanced_accuracy(&test_data.y, &m.predict(&test_data.x), 2),
                 None => f64::NAN,
             },
-            regression: None,
             risk_score: Some(RiskScoreMetrics {
                 train_auc: train_m.0,
                 test_auc: test_m.0,
@@ -148,14 +134,17 @@ pub(super) fn run_risk_score(
                 dual_bound: result.dual_bound,
                 nodes: result.nodes,
             }),
-            lambda_bound: None,
-            decomposition: None,
             delta_local: unused_percent,
             delta_global: unused_percent,
-            solve_seconds: result.wall_seconds,
-            iterations: result.iterations,
-            n_train: train.len(),
-            n_test: test.len(),
+            ..SolveRecord::blank(
+                config,
+                formulation.name(),
+                ReportedParams::default(),
+                r,
+                config.split.seed + r as u64,
+                (train.len(), test.len()),
+            )
+            .solved(result, result.wall_seconds)
         };
         writer.write_split(r, formulation.name(), vec![record], fit.model.as_ref())?;
     }
