@@ -681,76 +681,30 @@ pub fn run(
         );
     }
     let data = table.encode_classification()?;
-    if let FormulationConfig::RiskScore(f) = &config.formulation {
-        return risk_score::run_risk_score(
-            config,
-            f,
-            &data,
-            fixed_train,
-            out_dir,
-            &results_path,
-            progress,
-        );
+    // The classification paths all take the same arguments; only the runner differs.
+    macro_rules! with {
+        ($runner:path, $f:expr) => {
+            $runner(
+                config,
+                $f,
+                &data,
+                fixed_train,
+                out_dir,
+                &results_path,
+                progress,
+            )
+        };
     }
     match &config.formulation {
-        FormulationConfig::Sorct(f) => run_formulation(
-            config,
-            f,
-            &data,
-            fixed_train,
-            out_dir,
-            &results_path,
-            progress,
-        ),
-        FormulationConfig::LogisticL1(f) => run_formulation(
-            config,
-            f,
-            &data,
-            fixed_train,
-            out_dir,
-            &results_path,
-            progress,
-        ),
-        FormulationConfig::L0Tree(f) => run_formulation(
-            config,
-            f,
-            &data,
-            fixed_train,
-            out_dir,
-            &results_path,
-            progress,
-        ),
-        FormulationConfig::Oct(f) => milp::run_milp_formulation(
-            config,
-            f,
-            &data,
-            fixed_train,
-            out_dir,
-            &results_path,
-            progress,
-        ),
-        FormulationConfig::OctH(f) => milp::run_milp_formulation(
-            config,
-            f,
-            &data,
-            fixed_train,
-            out_dir,
-            &results_path,
-            progress,
-        ),
-        FormulationConfig::LossTree(f) => milp::run_milp_formulation(
-            config,
-            f,
-            &data,
-            fixed_train,
-            out_dir,
-            &results_path,
-            progress,
-        ),
-        FormulationConfig::Sorrt(_)
-        | FormulationConfig::Heuristic(_)
-        | FormulationConfig::RiskScore(_) => {
-            unreachable!("regression, heuristic learners and risk scores returned above")
+        FormulationConfig::Sorct(f) => with!(run_formulation, f),
+        FormulationConfig::LogisticL1(f) => with!(run_formulation, f),
+        FormulationConfig::L0Tree(f) => with!(run_formulation, f),
+        FormulationConfig::Oct(f) => with!(milp::run_milp_formulation, f),
+        FormulationConfig::OctH(f) => with!(milp::run_milp_formulation, f),
+        FormulationConfig::LossTree(f) => with!(milp::run_milp_formulation, f),
+        FormulationConfig::RiskScore(f) => with!(risk_score::run_risk_score, f),
+        FormulationConfig::Sorrt(_) | FormulationConfig::Heuristic(_) => {
+            unreachable!("regression and heuristic learners returned above")
         }
     }
 }
