@@ -5,17 +5,20 @@
 //!
 //! What is asserted: every lbfgs point that reports a solution satisfies the bounds and the
 //! constraints to 1e-6; started at IPOPT's local optimum, lbfgs reports a solution within 1%
-//! of IPOPT's objective (the two agree on what a local optimum is). The 1% of issue 5 from the
-//! same starts is NOT met on S-ORRT, and is printed, not asserted: with gamma = 512 the
-//! problem is badly conditioned for a quasi-Newton method (branch coefficients see
-//! curvatures of order (gamma / p)^2 times the gaps between leaf predictions, leaf
-//! coefficients of order 1), and projected L-BFGS stalls far from stationarity. Measured
-//! on the first three starts (Boston D=2, lambda = 0): IPOPT 3.33, 5.00, 4.71 in 2-4 s;
-//! lbfgs after 3000 iterations (1-2 s) 9.21, 9.04, 6.74; in an earlier run without an
-//! iteration limit (10^4 inner iterations per outer one, 85-280 s per start) lbfgs's best of
-//! four starts was 4.3% above IPOPT's. With the fairness constraint, 3000 iterations from a
-//! start mostly do not reach feasibility (an iteration-limit status without a solution);
-//! from IPOPT's point and multipliers lbfgs keeps IPOPT's objective. Times are
+//! of IPOPT's objective (the two agree on what a local optimum is); without the fairness
+//! constraint, lbfgs's best objective over the three starts (3000 iterations each) is within
+//! 10% of IPOPT's best (a guard on the diagonal initial Hessian of projected L-BFGS, see
+//! `solvers/gradient/projected.rs`; with the scalar `s^T y / y^T y` alone it was 2.03 times
+//! IPOPT's). The 1% of issue 5 per start is NOT met on S-ORRT, and is printed, not asserted:
+//! with gamma = 512 the problem is badly conditioned (branch coefficients see curvatures of
+//! order (gamma / p)^2 times the gaps between leaf predictions, leaf coefficients of order
+//! one) and the methods end in different local optima. Measured on the first three starts
+//! (Boston D=2, lambda = 0): IPOPT 3.33, 5.00, 4.71 in 0.6-1.2 s; lbfgs after 3000
+//! iterations (0.7 s) 4.90, 3.52, 4.38 (before the diagonal: 9.21, 9.04, 6.74); run until
+//! it stops by itself (8304, 3531, 3519 iterations, 0.8-2.3 s) 3.59, 3.52, 4.38: seed 0 ends
+//! 8% above IPOPT, seeds 1 and 2 below it. With the fairness constraint, 3000 iterations
+//! reach a feasible point from every start (21.4, 21.9, 27.7 against IPOPT's 9.71,
+//! 10.19, 11.48); from IPOPT's point and multipliers lbfgs keeps IPOPT's objective. Times are
 //! printed with `-- --nocapture`, not asserted.
 
 #[path = "common/sorrt_boston.rs"]
@@ -33,6 +36,10 @@ fn sorrt_boston_lbfgs_against_ipopt() {
     for (name, config) in boston_configs() {
         let problem = boston_problem(&config);
         let c = compare_with_ipopt(name, &config, &problem, &["lbfgs"], &[], ITERATIONS, 0..3);
+        if config.fairness.is_none() {
+            let ratio = c.best[1] / c.best[0];
+            assert!(ratio <= 1.10, "{name}: best lbfgs / best IPOPT {ratio}");
+        }
         assert!(
             c.from_ipopt[0] <= 1.01,
             "{name}: from IPOPT's point, ratio {}",

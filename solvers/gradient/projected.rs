@@ -6,13 +6,19 @@
 //!   epsilon-active set holds the variables within `eps = min(1e-3, |P(x - g) - x|)` of a
 //!   bound that the gradient pushes against; the two-loop recursion applied to `g` restricted
 //!   to the free variables gives their direction, the active ones take a scaled steepest
-//!   descent step; the projected path `P(x + t d)` is searched by backtracking (safeguarded
-//!   quadratic interpolation) until the Armijo condition `f(x_t) <= f(x) + c1 g^T (x_t - x)`
-//!   holds. A unit step that leaves the bounds alone and still descends steeply (the Wolfe
+//!   descent step. The recursion starts from a diagonal inverse Hessian `D`, updated with
+//!   every pair by Gilbert and Lemaréchal's diagonal BFGS formula (M1QN3's DIS mode) rather
+//!   than the scalar `s^T y / y^T y`: on problems whose variables see curvatures of very
+//!   different orders (a soft tree's split variables against its leaf coefficients) the
+//!   scalar fits one group and the method crawls (the diagonal is not handed on between
+//!   outer iterations: a new inner solve starts from the scalar of the pairs it is given).
+//!   The projected path `P(x + t d)` is searched by backtracking (safeguarded quadratic
+//!   interpolation) until the Armijo condition `f(x_t) <= f(x) + c1 g^T (x_t - x)` holds.
+//!   A unit step that leaves the bounds alone and still descends steeply (the Wolfe
 //!   curvature condition fails) is doubled while the Armijo condition holds, which is what
 //!   walks an unbounded direction down to -1e20 quickly. Pairs `(s, y)` with non-positive
 //!   curvature (`s^T y <= 1e-10 |s| |y|`) are skipped; when the quasi-Newton path fails, the
-//!   memory is cleared and projected steepest descent is tried.
+//!   memory (pairs and diagonal) is cleared and projected steepest descent is tried.
 //! - [`Spg`]: the nonmonotone spectral projected gradient method of Birgin, Martínez and
 //!   Raydan (SPG2): direction `P(x - alpha g) - x` with the Barzilai–Borwein step `alpha`,
 //!   Armijo condition against the largest of the last ten values.
@@ -383,6 +389,9 @@ pub(crate) struct ProjectedLbfgs {
     memory: usize,
     s: VecDeque<Vec<f64>>,
     y: VecDeque<Vec<f64>>,
+    /// The diagonal initial inverse Hessian of the two-loop recursion (empty: the scalar
+    /// `s^T y / y^T y` of the last pair).
+    diagonal: Vec<f64>,
 }
 
 impl ProjectedLbfgs {
@@ -392,6 +401,7 @@ impl ProjectedLbfgs {
             memory: memory.max(1),
             s: VecDeque::new(),
             y: VecDeque::new(),
+            diagonal: Vec::new(),
         }
     }
 
@@ -414,7 +424,8 @@ impl ProjectedLbfgs {
     }
 
     /// The quasi-Newton direction: the two-loop recursion on the free part of `g`; the
-    /// variables in `active` take `-gamma g_j`, with `gamma` the initial scaling.
+    /// variables in `active` take `-h0_j g_j`, with `h0` the initial inverse Hessian (the
+    /// diagonal, or the scalar of the last pair before there is one).
     fn direction(&self, g: &[f64], active: &[bool]) -> Vec<f64> {
         let gamma = match (self.s.back(), self.y.back()) {
             (Some(s), Some(y)) => dot(s, y) / dot(y, y),
@@ -425,6 +436,13 @@ impl ProjectedLbfgs {
             .zip(active)
             .map(|(&v, &a)| if a { 0.0 } else { v })
             .collect();
+        let h0 = |j: usize| {
+            if self.diagonal.is_empty() {
+                gamma
+            } else {
+                self.diagonal[j]
+            }
+        };
         let mut alpha = vec![0.0; self.s.len()];
         let pairs = self.s.iter().zip(&self.y).zip(alpha.iter_mut());
         for ((s, y), a) in pairs.rev() {
@@ -433,8 +451,8 @@ impl ProjectedLbfgs {
                 *qj -= *a * yj;
             }
         }
-        for qj in q.iter_mut() {
-            *qj *= gamma;
+        for (j, qj) in q.iter_mut().enumerate() {
+            *qj *= h0(j);
         }
         for ((s, y), a) in self.s.iter().zip(&self.y).zip(&alpha) {
             let beta = dot(y, &q) / dot(y, s);
@@ -445,8 +463,36 @@ impl ProjectedLbfgs {
         q.iter()
             .zip(g)
             .zip(active)
-            .map(|((&r, &gj), &a)| if a { -gamma * gj } else { -r })
+            .enumerate()
+            .map(|(j, ((&r, &gj), &a))| if a { -h0(j) * gj } else { -r })
             .collect()
+    }
+
+    /// Updates the diagonal initial inverse Hessian with the pair `(s, y)` (`s^T y > 0`):
+    /// Gilbert and Lemaréchal's diagonal update (M1QN3's DIS mode), the diagonal of the
+    /// BFGS update of the Oren–Spedicato-scaled diagonal `D (y^T D y / s^T y)^-1`. One
+    /// scalar cannot serve variables whose curvatures differ by orders of magnitude (the
+    /// split variables of a soft tree against its leaf coefficients); the diagonal learns
+    /// a scale per variable.
+    fn update_diagonal(&mut self, s: &[f64], y: &[f64], sy: f64) {
+        if self.diagonal.len() != s.len() {
+            self.diagonal = vec![sy / dot(y, y); s.len()];
+        }
+        let d = &self.diagonal;
+        let ydy: f64 = (0..s.len()).map(|j| y[j] * d[j] * y[j]).sum();
+        let sds: f64 = (0..s.len()).map(|j| s[j] * s[j] / d[j]).sum();
+        let c = ydy / sy;
+        let updated: Vec<f64> = (0..s.len())
+            .map(|j| {
+                let sj = s[j] / d[j];
+                1.0 / (c / d[j] + y[j] * y[j] / sy - c * sj * sj / sds)
+            })
+            .collect();
+        if updated.iter().all(|v| v.is_finite() && *v > 0.0) {
+            self.diagonal = updated;
+        } else {
+            self.diagonal.clear();
+        }
     }
 
     fn steepest(g: &[f64]) -> Vec<f64> {
@@ -496,12 +542,14 @@ where
         if slope.is_nan() || slope >= 0.0 {
             self.s.clear();
             self.y.clear();
+            self.diagonal.clear();
             d = Self::steepest(&g);
         }
         let mut outcome = self.common.search(problem, &x, f, &g, &d, true);
         if matches!(outcome, Search::Failed) && !self.s.is_empty() {
             self.s.clear();
             self.y.clear();
+            self.diagonal.clear();
             outcome = self
                 .common
                 .search(problem, &x, f, &g, &Self::steepest(&g), true);
@@ -518,6 +566,7 @@ where
         let y: Vec<f64> = gt.iter().zip(&g).map(|(a, b)| a - b).collect();
         let sy = dot(&s, &y);
         if sy > 1e-10 * (dot(&s, &s) * dot(&y, &y)).sqrt() {
+            self.update_diagonal(&s, &y, sy);
             if self.s.len() == self.memory {
                 self.s.pop_front();
                 self.y.pop_front();
