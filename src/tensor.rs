@@ -28,3 +28,48 @@ pub trait PreparedObjective: Send {
     /// differentiable tensor operations on `x`.
     fn objective(&self, x: &Tensor) -> Tensor;
 }
+
+/// The probabilities of reaching each leaf of a randomized tree, N x leaves: `left` holds
+/// the probability of going left at each branch node (N x branches), and `paths[l]` the
+/// root-to-leaf path of leaf `l` as (branch node, goes left) pairs. Shared by the tensor
+/// forms of S-ORCT and S-ORRT.
+pub fn leaf_reach(left: &Tensor, paths: &[Vec<(i64, bool)>]) -> Tensor {
+    let columns: Vec<Tensor> = paths
+        .iter()
+        .map(|path| {
+            path.iter()
+                .map(|&(t, goes_left)| {
+                    let q = left.select(1, t);
+                    if goes_left {
+                        q
+                    } else {
+                        1.0 - q
+                    }
+                })
+                .reduce(|r, q| r * q)
+                // A tree without branches: every row reaches its single leaf.
+                .unwrap_or_else(|| left.select(1, 0).ones_like())
+        })
+        .collect();
+    Tensor::stack(&columns, 1)
+}
+
+/// `loss` plus the sparsity penalties of a randomized tree in its smooth form: with
+/// `local = Some((len, lambda_L))`, lambda_L times the sum of the first `len` variables (the
+/// split parts a+ and a-); with `global = Some((at, p, lambda_G))`, lambda_G times the sum of
+/// the `p` variables from `at` (the bounds beta_j).
+pub fn with_sparsity_penalties(
+    loss: Tensor,
+    x: &Tensor,
+    local: Option<(usize, f64)>,
+    global: Option<(usize, usize, f64)>,
+) -> Tensor {
+    // Out-of-place sums: autograd differentiates through them.
+    let local = local.map(|(len, lambda)| x.narrow(0, 0, len as i64).sum(x.kind()) * lambda);
+    let global =
+        global.map(|(at, p, lambda)| x.narrow(0, at as i64, p as i64).sum(x.kind()) * lambda);
+    [local, global]
+        .into_iter()
+        .flatten()
+        .fold(loss, |total, penalty| total + penalty)
+}

@@ -77,39 +77,14 @@ impl PreparedObjective for PreparedSorct {
             .view([lay.classes as i64, lay.leaves as i64]);
         let z = self.x.matmul(&a) / (lay.p as f64) - mu;
         let left = (z * self.gamma).sigmoid();
-        let columns: Vec<Tensor> = self
-            .paths
-            .iter()
-            .map(|path| {
-                let mut reach: Option<Tensor> = None;
-                for &(t, goes_left) in path {
-                    let q = left.select(1, t);
-                    let q = if goes_left { q } else { 1.0 - q };
-                    reach = Some(match reach {
-                        None => q,
-                        Some(r) => r * q,
-                    });
-                }
-                reach.unwrap_or_else(|| left.select(1, 0).ones_like())
-            })
-            .collect();
-        let reach = Tensor::stack(&columns, 1);
+        let reach = crate::tensor::leaf_reach(&left, &self.paths);
         let cost = self.weights.matmul(&c);
         let cost = (reach * cost).sum(x.kind());
-        let local = if lay.split {
-            Some(x.narrow(0, 0, lay.mu as i64).sum(x.kind()) * self.lambda_local)
-        } else {
-            None
-        };
-        let global = if lay.beta {
-            let beta = x.narrow(0, lay.beta_at as i64, lay.p as i64);
-            Some(beta.sum(x.kind()) * self.lambda_global)
-        } else {
-            None
-        };
-        [local, global]
-            .into_iter()
-            .flatten()
-            .fold(cost, |v, t| v + t)
+        crate::tensor::with_sparsity_penalties(
+            cost,
+            x,
+            lay.split.then_some((lay.mu, self.lambda_local)),
+            lay.beta.then_some((lay.beta_at, lay.p, self.lambda_global)),
+        )
     }
 }

@@ -79,40 +79,15 @@ impl PreparedObjective for PreparedSorrt {
         let left = (z * self.gamma).sigmoid();
         let leaf_pred = scores.narrow(1, branches, lay.leaves as i64)
             - mu.narrow(0, branches, lay.leaves as i64);
-        let columns: Vec<Tensor> = self
-            .paths
-            .iter()
-            .map(|path| {
-                let mut reach: Option<Tensor> = None;
-                for &(t, goes_left) in path {
-                    let q = left.select(1, t);
-                    let q = if goes_left { q } else { 1.0 - q };
-                    reach = Some(match reach {
-                        None => q,
-                        Some(r) => r * q,
-                    });
-                }
-                reach.expect("a tree of depth >= 1 has a branch on every path")
-            })
-            .collect();
-        let reach = Tensor::stack(&columns, 1);
+        let reach = crate::tensor::leaf_reach(&left, &self.paths);
         let phi = (reach * leaf_pred).sum_dim_intlist(1, false, x.kind());
         let residual = phi - &self.y;
         let mse = (&residual * &residual).sum(x.kind()) / self.rows;
-        let local = if lay.split {
-            Some(x.narrow(0, 0, lay.mu as i64).sum(x.kind()) * self.lambda_local)
-        } else {
-            None
-        };
-        let global = if lay.beta {
-            let beta = x.narrow(0, lay.beta_at as i64, lay.p as i64);
-            Some(beta.sum(x.kind()) * self.lambda_global)
-        } else {
-            None
-        };
-        [local, global]
-            .into_iter()
-            .flatten()
-            .fold(mse, |v, t| v + t)
+        crate::tensor::with_sparsity_penalties(
+            mse,
+            x,
+            lay.split.then_some((lay.mu, self.lambda_local)),
+            lay.beta.then_some((lay.beta_at, lay.p, self.lambda_global)),
+        )
     }
 }
