@@ -24,9 +24,7 @@
 #[path = "common/sorrt_boston.rs"]
 mod sorrt_boston;
 
-use glassbox::experiment::{self, ExperimentConfig};
 use sorrt_boston::*;
-use std::path::Path;
 
 /// Iterations per lbfgs solve (a budget: the tests stay short).
 const ITERATIONS: u64 = 3000;
@@ -50,24 +48,5 @@ fn sorrt_boston_lbfgs_against_ipopt() {
 
 #[test]
 fn glassbox_run_sorrt_with_lbfgs_from_the_example_config() {
-    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/sorrt_boston_lbfgs.toml");
-    let text = std::fs::read_to_string(&example)
-        .unwrap()
-        .replace("repeats = 10", "repeats = 1")
-        .replace("starts = 20", "starts = 2")
-        .replace(
-            "time_limit = 60.0",
-            "time_limit = 60.0\niteration_limit = 1000",
-        );
-    let config = ExperimentConfig::parse(&example, &text).unwrap();
-    assert_eq!(config.solver.name, "lbfgs");
-    let dir = tempfile::tempdir().unwrap();
-    let run = experiment::run(&config, dir.path(), false, false).unwrap();
-    assert_eq!(run.records.len(), 2);
-    for r in &run.records {
-        let record = serde_json::to_value(r).unwrap();
-        assert_eq!(record["solver"], "lbfgs");
-        let r2 = record["test_r2"].as_f64().unwrap();
-        assert!(r2 > 0.6, "test R2 {r2}");
-    }
+    run_cut_down_example("sorrt_boston_lbfgs.toml", "lbfgs");
 }

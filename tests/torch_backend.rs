@@ -579,24 +579,5 @@ fn sorrt_boston_torch_against_ipopt() {
 
 #[test]
 fn glassbox_run_sorrt_with_torch_from_the_example_config() {
-    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/sorrt_boston_torch.toml");
-    let text = std::fs::read_to_string(&example)
-        .unwrap()
-        .replace("repeats = 10", "repeats = 1")
-        .replace("starts = 20", "starts = 2")
-        .replace(
-            "time_limit = 60.0",
-            "time_limit = 60.0\niteration_limit = 1000",
-        );
-    let config = ExperimentConfig::parse(&example, &text).unwrap();
-    assert_eq!(config.solver.name, "torch");
-    let dir = tempfile::tempdir().unwrap();
-    let run = experiment::run(&config, dir.path(), false, false).unwrap();
-    assert_eq!(run.records.len(), 2);
-    for r in &run.records {
-        let record = serde_json::to_value(r).unwrap();
-        assert_eq!(record["solver"], "torch");
-        let r2 = record["test_r2"].as_f64().unwrap();
-        assert!(r2 > 0.6, "test R2 {r2}");
-    }
+    sorrt_boston::run_cut_down_example("sorrt_boston_torch.toml", "torch");
 }

@@ -173,3 +173,30 @@ pub fn compare_with_ipopt(
     }
     Comparison { best, from_ipopt }
 }
+
+/// Runs `examples/<example>` cut down to one split, two starts and 1000 iterations, and checks
+/// that every solve was made by `solver` and reaches a test R squared above 0.6.
+pub fn run_cut_down_example(example: &str, solver: &str) {
+    let example = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("examples")
+        .join(example);
+    let text = std::fs::read_to_string(&example)
+        .unwrap()
+        .replace("repeats = 10", "repeats = 1")
+        .replace("starts = 20", "starts = 2")
+        .replace(
+            "time_limit = 60.0",
+            "time_limit = 60.0\niteration_limit = 1000",
+        );
+    let config = glassbox::experiment::ExperimentConfig::parse(&example, &text).unwrap();
+    assert_eq!(config.solver.name, solver);
+    let dir = tempfile::tempdir().unwrap();
+    let run = glassbox::experiment::run(&config, dir.path(), false, false).unwrap();
+    assert_eq!(run.records.len(), 2);
+    for r in &run.records {
+        let record = serde_json::to_value(r).unwrap();
+        assert_eq!(record["solver"], solver);
+        let r2 = record["test_r2"].as_f64().unwrap();
+        assert!(r2 > 0.6, "test R2 {r2}");
+    }
+}
