@@ -1,0 +1,167 @@
+//! Issue 5's per-start comparison: S-ORCT on iris (D=2) and S-ORRT on Boston (D=2), lambda
+//! = 0, from the same data-aware starting points, solved by IPOPT and by a gradient backend
+//! run until it stops by itself; per start the objective ratio backend / IPOPT, the largest
+//! violation, and how many starts end within 1% of IPOPT (|ratio - 1| <= 0.01) and how many
+//! are not worse by more than 1% (ratio <= 1.01).
+//!
+//! ```sh
+//! cargo run --release --example gradient_vs_ipopt -- [starts] [backend] [raw=value ...]
+//! cargo run --release --example gradient_vs_ipopt -- 20 lbfgs memory=30
+//! ```
+
+use glassbox::data::{self, CsvOptions, MinMaxScaler, Table};
+use glassbox::formulation::TrainingRows;
+use glassbox::formulations::{sorct, sorrt};
+use glassbox::nlp::NlpProblem;
+use glassbox::{registry, RawOptionValue, SolveOptions, WarmStart};
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+use std::path::Path;
+use std::sync::Arc;
+
+fn dataset(name: &str) -> Table {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/datasets")
+        .join(name);
+    Table::from_csv(&path, &CsvOptions::default()).unwrap()
+}
+
+/// The largest violation of a variable bound or a constraint at `x`.
+fn max_violation(problem: &dyn NlpProblem, x: &[f64]) -> f64 {
+    let (xl, xu) = problem.variable_bounds();
+    let (gl, gu) = problem.constraint_bounds();
+    let mut g = vec![0.0; problem.num_constraints()];
+    problem.constraints(x, &mut g);
+    let bounds = x
+        .iter()
+        .zip(xl.iter().zip(&xu))
+        .map(|(v, (l, u))| (l - v).max(v - u));
+    let rows = g
+        .iter()
+        .zip(gl.iter().zip(&gu))
+        .map(|(v, (l, u))| (l - v).max(v - u));
+    bounds.chain(rows).fold(0.0, f64::max)
+}
+
+/// Solves `problem` from every start with IPOPT and `backend` and prints the comparison.
+fn compare(
+    name: &str,
+    problem: &dyn NlpProblem,
+    starts: &[Vec<f64>],
+    backend: &str,
+    raw: &[(String, String)],
+) {
+    println!("{name}: start, IPOPT objective (s), {backend} objective (s, iterations, status), ratio, violation");
+    let (mut within, mut not_worse, mut ratios) = (0, 0, Vec::new());
+    for (s, x0) in starts.iter().enumerate() {
+        let solve = |solver: &str| {
+            let mut options =
+                SolveOptions::default().with_warm_start(Some(WarmStart::primal(x0.clone())));
+            if solver != "ipopt" {
+                for (k, v) in raw {
+                    let value = v
+                        .parse::<i64>()
+                        .map(RawOptionValue::Int)
+                        .or_else(|_| v.parse::<f64>().map(RawOptionValue::Float))
+                        .unwrap_or_else(|_| RawOptionValue::Str(v.clone()));
+                    options.raw.insert(k.clone(), value);
+                }
+            }
+            registry::nlp_solver(solver, &options)
+                .unwrap()
+                .solve(problem, &options)
+                .unwrap()
+        };
+        let ipopt = solve("ipopt");
+        let other = solve(backend);
+        let (fi, fo) = (
+            problem.objective(&ipopt.primal),
+            problem.objective(&other.primal),
+        );
+        let ratio = fo / fi;
+        within += usize::from((ratio - 1.0).abs() <= 0.01);
+        not_worse += usize::from(ratio <= 1.01);
+        ratios.push(ratio);
+        println!(
+            "  {s:>3}  {fi:.6e} ({:.2} s)  {fo:.6e} ({:.2} s, {:>6}, {})  {ratio:.4}  {:.1e}",
+            ipopt.wall_seconds,
+            other.wall_seconds,
+            other.iterations,
+            other.status,
+            max_violation(problem, &other.primal)
+        );
+    }
+    ratios.sort_by(f64::total_cmp);
+    println!(
+        "  {name}: within 1% of IPOPT on {within} of {n} starts; not worse by more than 1% on {not_worse} of {n}; median ratio {:.4}",
+        ratios[ratios.len() / 2],
+        n = starts.len()
+    );
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let n: u64 = args
+        .first()
+        .map_or(10, |a| a.parse().expect("starts: a number"));
+    let backend = args.get(1).map_or("lbfgs", String::as_str);
+    let raw: Vec<(String, String)> = args
+        .iter()
+        .skip(2)
+        .map(|a| {
+            let (k, v) = a.split_once('=').expect("raw options as key=value");
+            (k.to_string(), v.to_string())
+        })
+        .collect();
+
+    // S-ORCT, iris, D = 2: the training part of the first stratified 75/25 split.
+    let table = dataset("iris.csv");
+    let data = table.encode_classification().unwrap();
+    let (train, _) = data::stratified_split(&data.y, 0.25, 1).unwrap();
+    let train = data.rows(&train);
+    let x = MinMaxScaler::fit(&train.x).transform(&train.x);
+    let config = sorct::SorctConfig::default();
+    let problem = config
+        .problem(Arc::new(x), Arc::new(train.y.clone()), 3)
+        .unwrap();
+    let starts: Vec<Vec<f64>> = (0..n)
+        .map(|seed| {
+            let mut rng = ChaCha8Rng::seed_from_u64(seed);
+            sorct::starts::random_start(&problem, config.initialization, &mut rng)
+        })
+        .collect();
+    compare(
+        "S-ORCT iris D=2, lambda = 0",
+        &problem,
+        &starts,
+        backend,
+        &raw,
+    );
+
+    // S-ORRT, Boston, D = 2: the training part of the first random 75/25 split.
+    let table = dataset("boston_housing.csv");
+    let (train, _) = data::random_split(table.n_rows(), 0.25, 1).unwrap();
+    let data = table.encode_regression().unwrap().rows(&train);
+    let x = MinMaxScaler::fit(&data.x).transform(&data.x);
+    let config = sorrt::SorrtConfig::default();
+    let rows = TrainingRows {
+        table: &table,
+        rows: &train,
+    };
+    let problem = config
+        .problem(Arc::new(x), Arc::new(data.y.clone()), rows)
+        .unwrap();
+    let starts: Vec<Vec<f64>> = (0..n)
+        .map(|seed| {
+            let mut rng = ChaCha8Rng::seed_from_u64(seed);
+            sorrt::starts::random_start(&problem, config.initialization, &mut rng)
+        })
+        .collect();
+    compare(
+        "S-ORRT boston D=2, lambda = 0",
+        &problem,
+        &starts,
+        backend,
+        &raw,
+    );
+}
