@@ -21,8 +21,11 @@
 //! features.
 //!
 //! The randomness of the directions is what the multistart explores. `Uniform` (a_B, mu_B
-//! uniform in [-1, 1], every leaf predicting mean(y), the point of Corollary 1) is kept for
-//! comparison.
+//! uniform in [-1, 1], every leaf predicting mean(y), the point of Corollary 1) is the
+//! paper's kind of start; with a solver stopped early (the paper's SLSQP at 100 iterations)
+//! it is the better choice where a converged S-ORRT overfits: `examples/
+//! sorrt_wine_quality.toml` (data-aware leaves start as least-squares fits and overfit red
+//! wine; `benches/README.md` has the numbers).
 
 use super::problem::SorrtProblem;
 use nalgebra::{DMatrix, DVector};
@@ -40,7 +43,8 @@ pub enum Initialization {
     /// default).
     #[default]
     Data,
-    /// a_B and mu_B uniform in [-1, 1], leaves predicting the mean (for comparison only).
+    /// a_B and mu_B uniform in [-1, 1], leaves predicting the mean (the paper's kind of
+    /// random start; see the module comment).
     Uniform,
 }
 
