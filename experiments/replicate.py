@@ -276,6 +276,13 @@ def figures(results, glassbox, fig_dir):
             if os.path.exists(p):
                 files.append(p)
                 labels += ["--label", label]
+        path_dir = os.path.join(results, "sorrt_path")
+        if ds == "boston_housing" and os.path.isdir(path_dir):
+            for r in sorted(os.listdir(path_dir)):
+                p = os.path.join(path_dir, r, "results.jsonl")
+                if os.path.exists(p):
+                    files.append(p)
+                    labels += ["--label", "S-ORRT D=2, lambda_G = 2^r/p, r in -6..2 (3x2 runs)"]
         if files:
             jobs.append(("S-ORRT Table 4 runs as the paper's Fig. 4: R^2 against delta_G (%s)" % ds,
                          "sorrt_%s_scatter.png" % ds, ["plot", "scatter"] + files + labels))

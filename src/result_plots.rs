@@ -365,7 +365,16 @@ pub fn draw(
         }
         PlotKind::Scatter => {
             let mut datasets: BTreeMap<String, Vec<ScatterSeries>> = BTreeMap::new();
-            for (s_index, s) in series.iter().enumerate() {
+            // Files with the same label are one series (one colour), e.g. a lambda path
+            // written as one run per lambda.
+            let mut labels: Vec<&str> = Vec::new();
+            for s in series {
+                if !labels.contains(&s.label.as_str()) {
+                    labels.push(&s.label);
+                }
+            }
+            for s in series {
+                let s_index = labels.iter().position(|l| *l == s.label).unwrap_or(0);
                 let mut by_dataset: BTreeMap<&str, Vec<&SolveRecord>> = BTreeMap::new();
                 for r in &s.records {
                     by_dataset.entry(r.dataset.as_str()).or_default().push(r);
@@ -624,7 +633,7 @@ impl Figure for LambdaPaths {
                     if (v - i).abs() < 1e-6
                         && i >= 0.0
                         && (i as usize) < n
-                        && i as usize % every == 0
+                        && (i as usize).is_multiple_of(every)
                     {
                         lambda_label(lambdas[i as usize])
                     } else {
@@ -759,12 +768,14 @@ impl Figure for Scatter {
                     .draw()
                     .map_err(err)?;
             }
+            let mut labelled: Vec<usize> = Vec::new();
             for s in &panel.series {
                 let colour = Palette99::pick(s.color).to_rgba();
                 let drawn = chart
                     .draw_series(s.points.iter().map(|&p| Circle::new(p, 5, colour.filled())))
                     .map_err(err)?;
-                if text {
+                if text && !labelled.contains(&s.color) {
+                    labelled.push(s.color);
                     drawn
                         .label(s.label.as_str())
                         .legend(move |(x, y)| Circle::new((x + 8, y), 5, colour.filled()));
@@ -773,7 +784,7 @@ impl Figure for Scatter {
             if text {
                 chart
                     .configure_series_labels()
-                    .position(SeriesLabelPosition::LowerLeft)
+                    .position(SeriesLabelPosition::UpperRight)
                     .background_style(WHITE.mix(0.8))
                     .border_style(BLACK)
                     .label_font(("sans-serif", 12))
