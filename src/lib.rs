@@ -15,6 +15,7 @@
 
 pub mod compare;
 pub mod data;
+pub mod diagram;
 pub mod error;
 pub mod experiment;
 pub mod formulation;
@@ -26,6 +27,7 @@ pub mod options;
 pub mod plot;
 pub mod registry;
 pub mod result;
+pub mod result_plots;
 pub mod solver;
 pub mod synthetic;
 #[cfg(feature = "torch")]

@@ -120,10 +120,66 @@ enum Command {
         #[arg(long)]
         metric_gaps: Option<PathBuf>,
     },
+    /// Draw results files of `glassbox run` as the papers' figures (.png or .svg): every
+    /// point is the mean over splits of each split's selected start.
+    Plot {
+        /// What to draw.
+        #[command(subcommand)]
+        kind: PlotCommand,
+    },
+    /// Draw a saved tree (S-ORCT, l0tree, S-ORRT, OCT, OCT-H, CART, TAO, TMO) with its
+    /// splits and leaves to a .png or .svg file.
+    Draw {
+        /// The model file (OUT/models/split-0.json of `glassbox run`).
+        model: PathBuf,
+        /// The drawing (.png or .svg).
+        out: PathBuf,
+    },
     /// List the registered solver backends with their capabilities and options.
     Solvers,
     /// List the formulations with their parameters and defaults.
     Formulations,
+}
+
+/// The figures of `glassbox plot`.
+#[derive(Subcommand)]
+enum PlotCommand {
+    /// Test accuracy, delta_L and delta_G heatmaps over the (lambda_L, lambda_G) grid, one
+    /// row per data set (S-ORCT paper, Fig. 5).
+    Heatmap {
+        /// Results files (DIR/results.jsonl), one or more (e.g. one per grid cell).
+        #[arg(required = true)]
+        results: Vec<PathBuf>,
+        /// The plot file (.png or .svg).
+        #[arg(long)]
+        out: PathBuf,
+    },
+    /// Accuracy, delta_L and delta_G against the lambda that varies, one panel per data
+    /// set (S-ORCT paper, Figs. 2-4).
+    Lambda {
+        /// Results files, one or more (e.g. one per lambda).
+        #[arg(required = true)]
+        results: Vec<PathBuf>,
+        /// The plot file (.png or .svg).
+        #[arg(long)]
+        out: PathBuf,
+    },
+    /// Accuracy (or R2) against sparsity, one point per setting, one labelled series per
+    /// results file, one panel per data set (S-ORRT paper, Fig. 4).
+    Scatter {
+        /// Results files, one series each.
+        #[arg(required = true)]
+        results: Vec<PathBuf>,
+        /// Series labels, in the order of the files (default: formulation and depth).
+        #[arg(long)]
+        label: Vec<String>,
+        /// The sparsity on the x axis: global (delta_G) or local (delta_L).
+        #[arg(long, default_value = "global", value_parser = ["global", "local"])]
+        sparsity: String,
+        /// The plot file (.png or .svg).
+        #[arg(long)]
+        out: PathBuf,
+    },
 }
 
 fn main() {
@@ -177,6 +233,16 @@ fn dispatch(command: Command) -> Result<()> {
             drop_unmatched,
             [time_profile, objective_gaps, metric_gaps],
         ),
+        Command::Plot { kind } => plot_results(kind),
+        Command::Draw { model, out } => {
+            glassbox::plot::plot_extension(&out)?;
+            let diagram = glassbox::diagram::load_diagram(&model)?;
+            if let Some(note) = diagram.save(&out)? {
+                eprintln!("note: {note}");
+            }
+            println!("wrote {}", out.display());
+            Ok(())
+        }
         Command::Solvers => {
             for e in glassbox::registry::backends() {
                 println!("{} ({}): {}", e.name, e.problem_kind(), e.description);
@@ -394,6 +460,43 @@ fn compare(results: &[PathBuf], drop_unmatched: bool, plots: [Option<PathBuf>; 3
             println!("wrote {}", path.display());
         }
     }
+    Ok(())
+}
+
+/// `glassbox plot`: reads the results files and draws the figure asked for.
+fn plot_results(kind: PlotCommand) -> Result<()> {
+    use glassbox::result_plots::{self, Lambda, PlotKind, Series};
+    let (kind, results, labels, sparsity, out) = match kind {
+        PlotCommand::Heatmap { results, out } => (PlotKind::Heatmap, results, vec![], None, out),
+        PlotCommand::Lambda { results, out } => (PlotKind::Lambda, results, vec![], None, out),
+        PlotCommand::Scatter {
+            results,
+            label,
+            sparsity,
+            out,
+        } => (PlotKind::Scatter, results, label, Some(sparsity), out),
+    };
+    glassbox::plot::plot_extension(&out)?;
+    if labels.len() > results.len() {
+        bail!(
+            "{} labels for {} results files: give at most one --label per file",
+            labels.len(),
+            results.len()
+        );
+    }
+    let series = results
+        .iter()
+        .enumerate()
+        .map(|(i, path)| Series::read(path, labels.get(i).cloned()))
+        .collect::<glassbox::Result<Vec<_>>>()?;
+    let sparsity = match sparsity.as_deref() {
+        Some("local") => Lambda::Local,
+        _ => Lambda::Global,
+    };
+    if let Some(note) = result_plots::draw(&series, kind, sparsity, &out)? {
+        eprintln!("note: {note}");
+    }
+    println!("wrote {}", out.display());
     Ok(())
 }
 

@@ -25,6 +25,8 @@ SETS = {
     "spambase": ("spambase.csv", "[]"),
     # Depth 2 (Table 3, with --depth 2).
     "iris": ("iris.csv", "[]"), "wine": ("wine.csv", "[]"),
+    "thyroid": ("thyroid.csv", "[]"),
+    "car": ("car.csv", '["buying", "maint", "doors", "persons", "lug_boots", "safety"]'),
 }
 
 

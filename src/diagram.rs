@@ -1,0 +1,487 @@
+//! Drawings of fitted trees (`glassbox draw MODEL.json out.svg|png`): boxes for the branch
+//! nodes with their splits in the user's units (the nonzero coefficients of an oblique
+//! split, one per line, largest first; the feature and threshold of an axis split) and
+//! boxes for the leaves with their class probabilities or predictions, joined by edges
+//! labelled "yes" (left) and "no" (right).
+//!
+//! [`TreeDiagram`] is independent of any model: a list of nodes with text lines. The
+//! conversions from the saved models of each tree formulation (S-ORCT, l0tree, S-ORRT,
+//! OCT / OCT-H, CART / TAO / TMO) are here too, so like the registry this file sees the
+//! formulations; nothing in the core depends on it.
+
+use crate::formulations::cart::{TreeModel, TreeTask, TREE_MODEL_KINDS};
+use crate::formulations::l0tree::{self, L0TreeModel};
+use crate::formulations::oct::{self, OctModel};
+use crate::formulations::sorct::{self, SorctModel};
+use crate::formulations::sorrt::{self, SorrtModel};
+use crate::metrics::SPARSITY_TOLERANCE;
+use crate::plot::{self, Figure};
+use crate::tree::TreeShape;
+use crate::{GlassboxError, Result};
+use nalgebra::DMatrix;
+use std::path::Path;
+
+/// Oblique splits show at most this many coefficients; the rest are counted.
+pub const MAX_TERMS: usize = 8;
+
+/// A node of a drawing.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DiagramNode {
+    /// Text lines, the first one the node's title.
+    pub lines: Vec<String>,
+    /// Left and right child indices (into [`TreeDiagram::nodes`]); `None` for a leaf.
+    pub children: Option<(usize, usize)>,
+}
+
+/// A tree to draw: `nodes[0]` is the root.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TreeDiagram {
+    /// The caption.
+    pub title: String,
+    /// What an edge to the left child means (e.g. "yes").
+    pub left_label: String,
+    /// What an edge to the right child means.
+    pub right_label: String,
+    /// The nodes.
+    pub nodes: Vec<DiagramNode>,
+}
+
+/// Where each node goes: its column (leaves in order take 0, 1, ...; a branch sits midway
+/// between its children) and its level.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Layout {
+    /// (x in leaf slots, level) per node.
+    pub positions: Vec<(f64, usize)>,
+    /// Number of leaf slots.
+    pub width: usize,
+    /// Number of levels.
+    pub levels: usize,
+}
+
+impl TreeDiagram {
+    /// The layout: leaves left to right in order, parents centred over their children.
+    pub fn layout(&self) -> Layout {
+        let mut positions = vec![(0.0, 0); self.nodes.len()];
+        let mut next_leaf = 0usize;
+        let mut levels = 0;
+        // Iterative post-order (trees from CART may be deep).
+        let mut stack = vec![(0usize, 0usize, false)];
+        while let Some((t, level, expanded)) = stack.pop() {
+            levels = levels.max(level + 1);
+            match (self.nodes[t].children, expanded) {
+                (None, _) => {
+                    positions[t] = (next_leaf as f64, level);
+                    next_leaf += 1;
+                }
+                (Some((l, r)), false) => {
+                    stack.push((t, level, true));
+                    stack.push((r, level + 1, false));
+                    stack.push((l, level + 1, false));
+                }
+                (Some((l, r)), true) => {
+                    positions[t] = ((positions[l].0 + positions[r].0) / 2.0, level);
+                }
+            }
+        }
+        Layout {
+            positions,
+            width: next_leaf.max(1),
+            levels: levels.max(1),
+        }
+    }
+
+    /// The widest line and the most lines of any node (sizes the boxes).
+    fn box_chars(&self) -> (usize, usize) {
+        let w = self
+            .nodes
+            .iter()
+            .flat_map(|n| n.lines.iter().map(|l| l.chars().count()))
+            .max()
+            .unwrap_or(1);
+        let h = self.nodes.iter().map(|n| n.lines.len()).max().unwrap_or(1);
+        (w.max(8), h.max(1))
+    }
+
+    /// The figure's size in pixels for readable text.
+    pub fn size(&self) -> (u32, u32) {
+        let layout = self.layout();
+        let (w, h) = self.box_chars();
+        let slot = (w as u32 * CHAR_W + 2 * PAD + GAP).max(120);
+        let level = h as u32 * LINE_H + 2 * PAD + LEVEL_GAP;
+        (
+            (layout.width as u32 * slot + 2 * MARGIN).min(20_000),
+            (layout.levels as u32 * level + TITLE_H + 2 * MARGIN).min(20_000),
+        )
+    }
+
+    /// Draws the tree to `path` (`.png` or `.svg`), sized to its content.
+    pub fn save(&self, path: &Path) -> Result<Option<String>> {
+        plot::save(self, path, self.size())
+    }
+}
+
+const CHAR_W: u32 = 8;
+const LINE_H: u32 = 17;
+const PAD: u32 = 8;
+const GAP: u32 = 24;
+const LEVEL_GAP: u32 = 50;
+const MARGIN: u32 = 20;
+const TITLE_H: u32 = 34;
+
+impl Figure for TreeDiagram {
+    fn draw<DB: plotters::prelude::DrawingBackend>(
+        &self,
+        backend: DB,
+        text: bool,
+    ) -> std::result::Result<(), String>
+    where
+        DB::ErrorType: 'static,
+    {
+        use plotters::prelude::*;
+        let e = |x: &dyn std::fmt::Display| x.to_string();
+        let root = backend.into_drawing_area();
+        root.fill(&WHITE).map_err(|x| e(&x))?;
+        let layout = self.layout();
+        let (cw, ch) = self.box_chars();
+        let box_w = (cw as u32 * CHAR_W + 2 * PAD) as i32;
+        let box_h = (ch as u32 * LINE_H + 2 * PAD) as i32;
+        let (width, _) = root.dim_in_pixel();
+        let slot = (width as i32 - 2 * MARGIN as i32) / layout.width as i32;
+        let level_h = box_h + LEVEL_GAP as i32;
+        // Top-left corner of a node's box.
+        let corner = |t: usize| {
+            let (x, level) = layout.positions[t];
+            let cx = MARGIN as i32 + ((x + 0.5) * slot as f64) as i32;
+            (
+                cx - box_w / 2,
+                (MARGIN + TITLE_H) as i32 + level as i32 * level_h,
+            )
+        };
+        let font = ("sans-serif", 14).into_font();
+        if text {
+            root.draw(&Text::new(
+                self.title.clone(),
+                (MARGIN as i32, MARGIN as i32),
+                ("sans-serif", 18).into_font(),
+            ))
+            .map_err(|x| e(&x))?;
+        }
+        for (t, node) in self.nodes.iter().enumerate() {
+            let (x, y) = corner(t);
+            if let Some((l, r)) = node.children {
+                for (child, label) in [(l, &self.left_label), (r, &self.right_label)] {
+                    let (cx, cy) = corner(child);
+                    let from = (x + box_w / 2, y + box_h);
+                    let to = (cx + box_w / 2, cy);
+                    root.draw(&PathElement::new(vec![from, to], BLACK.stroke_width(1)))
+                        .map_err(|x| e(&x))?;
+                    if text {
+                        let mid = ((from.0 + to.0) / 2 + 4, (from.1 + to.1) / 2 - 8);
+                        root.draw(&Text::new(label.clone(), mid, font.clone().color(&BLUE)))
+                            .map_err(|x| e(&x))?;
+                    }
+                }
+            }
+            let fill = if node.children.is_some() {
+                RGBColor(235, 242, 252)
+            } else {
+                RGBColor(236, 250, 236)
+            };
+            root.draw(&Rectangle::new(
+                [(x, y), (x + box_w, y + box_h)],
+                fill.filled(),
+            ))
+            .map_err(|x| e(&x))?;
+            root.draw(&Rectangle::new(
+                [(x, y), (x + box_w, y + box_h)],
+                BLACK.stroke_width(1),
+            ))
+            .map_err(|x| e(&x))?;
+            if text {
+                for (i, line) in node.lines.iter().enumerate() {
+                    root.draw(&Text::new(
+                        line.clone(),
+                        (x + PAD as i32, y + PAD as i32 + i as i32 * LINE_H as i32),
+                        font.clone(),
+                    ))
+                    .map_err(|x| e(&x))?;
+                }
+            }
+        }
+        root.present().map_err(|x| e(&x))?;
+        Ok(())
+    }
+}
+
+/// The lines of an oblique split `sum_j w_j x_j  (op)  b`: the title, the nonzero terms
+/// largest first by `weight` (the scaled coefficient, so terms compare across units), at
+/// most [`MAX_TERMS`], then the comparison.
+fn oblique_lines(title: String, terms: Vec<(String, f64, f64)>, comparison: String) -> Vec<String> {
+    let mut terms = terms;
+    terms.sort_by(|a, b| b.2.abs().total_cmp(&a.2.abs()));
+    let mut lines = vec![title];
+    let shown = terms.len().min(MAX_TERMS);
+    for (name, w, _) in &terms[..shown] {
+        lines.push(format!("{w:+.4} {name}"));
+    }
+    if terms.len() > shown {
+        lines.push(format!("... {} more terms", terms.len() - shown));
+    }
+    if terms.is_empty() {
+        lines.push("0 (no feature)".to_string());
+    }
+    lines.push(comparison);
+    lines
+}
+
+/// The diagram of a complete tree of depth D in heap order: branch `t` has children
+/// `2t+1` and `2t+2`; leaves follow the branches, left to right.
+fn complete_tree(
+    title: String,
+    depth: usize,
+    branch_lines: impl Fn(usize) -> Vec<String>,
+    leaf_lines: impl Fn(usize) -> Vec<String>,
+) -> TreeDiagram {
+    let shape = TreeShape::new(depth);
+    let branches = shape.num_branches();
+    let nodes = (0..branches + shape.num_leaves())
+        .map(|t| {
+            if t < branches {
+                DiagramNode {
+                    lines: branch_lines(t),
+                    children: Some((2 * t + 1, 2 * t + 2)),
+                }
+            } else {
+                DiagramNode {
+                    lines: leaf_lines(t - branches),
+                    children: None,
+                }
+            }
+        })
+        .collect();
+    TreeDiagram {
+        title,
+        left_label: "yes".to_string(),
+        right_label: "no".to_string(),
+        nodes,
+    }
+}
+
+fn feature(names: &[String], j: usize) -> String {
+    names.get(j).cloned().unwrap_or_else(|| format!("x{j}"))
+}
+
+/// S-ORCT (and l0tree's) tree: node t sends x left with probability
+/// F(gamma (w_t . x - b_t)), more likely left than right exactly when w_t . x >= b_t.
+pub fn sorct_diagram(model: &SorctModel, title: &str) -> TreeDiagram {
+    let (w, b) = model.user_units();
+    let labels = model.leaf_labels();
+    complete_tree(
+        format!(
+            "{title} depth {} (gamma {}), delta_L {:.1}%, delta_G {:.1}%",
+            model.depth,
+            model.gamma,
+            model.delta_local(SPARSITY_TOLERANCE),
+            model.delta_global(SPARSITY_TOLERANCE)
+        ),
+        model.depth,
+        |t| {
+            oblique_lines(
+                format!("node {t}: left w.p. F({}(s - b)), s =", model.gamma),
+                nonzero_terms(&model.a, &w, t, &model.feature_names),
+                format!("left more likely when s >= {:.4}", b[t]),
+            )
+        },
+        |l| {
+            let mut lines = vec![format!(
+                "leaf {l}: {}",
+                model.classes.get(labels[l]).map_or("?", |s| s.as_str())
+            )];
+            for (k, class) in model.classes.iter().enumerate() {
+                lines.push(format!("P({class}) = {:.3}", model.c[(k, l)]));
+            }
+            lines
+        },
+    )
+}
+
+/// (name, coefficient in user units, scaled coefficient) of the nonzero `a[., t]`.
+fn nonzero_terms(
+    a: &DMatrix<f64>,
+    w: &DMatrix<f64>,
+    t: usize,
+    names: &[String],
+) -> Vec<(String, f64, f64)> {
+    (0..a.nrows())
+        .filter(|&j| a[(j, t)].abs() > SPARSITY_TOLERANCE)
+        .map(|j| (feature(names, j), w[(j, t)], a[(j, t)]))
+        .collect()
+}
+
+/// S-ORRT: oblique splits as S-ORCT's, linear predictions at the leaves.
+pub fn sorrt_diagram(model: &SorrtModel) -> TreeDiagram {
+    let (w, b) = model.split_rules();
+    let (c, d) = model.leaf_models();
+    let branches = (1usize << model.depth) - 1;
+    complete_tree(
+        format!(
+            "S-ORRT depth {} (gamma {}) predicting {}, delta_L {:.1}%, delta_G {:.1}%",
+            model.depth,
+            model.gamma,
+            model.target,
+            model.delta_local(SPARSITY_TOLERANCE),
+            model.delta_global(SPARSITY_TOLERANCE)
+        ),
+        model.depth,
+        |t| {
+            oblique_lines(
+                format!("node {t}: left w.p. F({}(s - b)), s =", model.gamma),
+                nonzero_terms(&model.a, &w, t, &model.feature_names),
+                format!("left more likely when s >= {:.4}", b[t]),
+            )
+        },
+        |l| {
+            let scaled = model.a.columns(branches + l, 1).into_owned();
+            let user = c.columns(l, 1).into_owned();
+            oblique_lines(
+                format!("leaf {l}: {} =", model.target),
+                nonzero_terms(&scaled, &user, 0, &model.feature_names),
+                format!("{:+.4}", d[l]),
+            )
+        },
+    )
+}
+
+/// OCT / OCT-H: deterministic splits `w . x < theta` (left), in the user's units.
+pub fn oct_diagram(model: &OctModel) -> TreeDiagram {
+    let name = if model.kind == oct::NAME_H {
+        "OCT-H"
+    } else {
+        "OCT"
+    };
+    complete_tree(
+        format!(
+            "{name} depth {}, {} split(s)",
+            model.depth,
+            model.num_splits()
+        ),
+        model.depth,
+        |t| match &model.nodes[t] {
+            None => vec![
+                format!("node {t}: no split"),
+                "(every point goes right)".into(),
+            ],
+            Some(split) => {
+                // w (x - min) / scale < theta  <=>  sum (w / scale) x < theta + sum w min / scale
+                let mut shift = split.threshold;
+                let terms = split
+                    .weights
+                    .iter()
+                    .map(|&(j, w)| {
+                        let scale = model.scaler.scale_of(j);
+                        shift += w * model.scaler.min[j] / scale;
+                        (feature(&model.feature_names, j), w / scale, w)
+                    })
+                    .collect::<Vec<_>>();
+                match terms.as_slice() {
+                    [(f, w, _)] if *w != 0.0 => vec![
+                        format!("node {t}:"),
+                        format!("{f} {} {:.4}", if *w > 0.0 { "<" } else { ">" }, shift / w),
+                    ],
+                    _ => oblique_lines(format!("node {t}: s ="), terms, format!("s < {shift:.4}")),
+                }
+            }
+        },
+        |l| {
+            let leaf = &model.leaves[l];
+            vec![
+                format!(
+                    "leaf {l}: {}",
+                    model.classes.get(leaf.class).map_or("?", |s| s.as_str())
+                ),
+                format!("training points {:?}", leaf.counts),
+            ]
+        },
+    )
+}
+
+/// CART / TAO / TMO: axis splits `x_j <= threshold` (left), any shape.
+pub fn axis_tree_diagram(model: &TreeModel) -> TreeDiagram {
+    let tree = &model.tree;
+    let nodes = tree
+        .nodes
+        .iter()
+        .enumerate()
+        .map(|(t, node)| match &node.branch {
+            Some(b) => DiagramNode {
+                lines: vec![
+                    format!("node {t} ({} rows)", node.n_samples),
+                    format!(
+                        "{} <= {:.4}",
+                        feature(&model.feature_names, b.split.feature),
+                        b.split.threshold
+                    ),
+                ],
+                children: Some((b.left, b.right)),
+            },
+            None => DiagramNode {
+                lines: match &model.task {
+                    TreeTask::Classification { classes } => {
+                        let best = (0..node.value.len())
+                            .max_by(|&a, &b| node.value[a].total_cmp(&node.value[b]))
+                            .unwrap_or(0);
+                        let mut lines = vec![format!(
+                            "leaf {t}: {} ({} rows)",
+                            classes.get(best).map_or("?", |s| s.as_str()),
+                            node.n_samples
+                        )];
+                        for (k, class) in classes.iter().enumerate() {
+                            lines.push(format!(
+                                "P({class}) = {:.3}",
+                                node.value.get(k).copied().unwrap_or(0.0)
+                            ));
+                        }
+                        lines
+                    }
+                    TreeTask::Regression { target } => vec![
+                        format!("leaf {t} ({} rows)", node.n_samples),
+                        format!(
+                            "{target} = {:.4}",
+                            node.value.first().copied().unwrap_or(f64::NAN)
+                        ),
+                    ],
+                },
+                children: None,
+            },
+        })
+        .collect();
+    TreeDiagram {
+        title: format!("{} tree ({} nodes)", model.learner, tree.nodes.len()),
+        left_label: "yes".to_string(),
+        right_label: "no".to_string(),
+        nodes,
+    }
+}
+
+/// The diagram of a saved model of any tree formulation; other kinds are an error naming
+/// the file and the kinds that can be drawn.
+pub fn load_diagram(path: &Path) -> Result<TreeDiagram> {
+    let kind = crate::model::model_kind(path)?;
+    Ok(match kind.as_str() {
+        sorct::NAME => sorct_diagram(&SorctModel::load(path)?, "S-ORCT"),
+        l0tree::NAME => sorct_diagram(&L0TreeModel::load(path)?.tree, "l0 tree"),
+        sorrt::NAME => sorrt_diagram(&SorrtModel::load(path)?),
+        oct::NAME | oct::NAME_H => oct_diagram(&OctModel::load(path)?),
+        k if TREE_MODEL_KINDS.contains(&k) => axis_tree_diagram(&TreeModel::load(path)?),
+        _ => {
+            return Err(GlassboxError::Model {
+                file: path.display().to_string(),
+                message: format!(
+                    "a '{kind}' model cannot be drawn; drawable kinds: sorct, l0tree, sorrt, \
+                     oct, oct_h, {}",
+                    TREE_MODEL_KINDS.join(", ")
+                ),
+            })
+        }
+    })
+}

@@ -1,0 +1,798 @@
+//! Plots of experiment results (`glassbox plot`): the papers' figures drawn from
+//! `results.jsonl` files written by `glassbox run`.
+//!
+//! - [`PlotKind::Heatmap`]: test accuracy, delta_L and delta_G over the (lambda_L, lambda_G)
+//!   grid, one row of three heatmaps per data set (S-ORCT paper, Fig. 5);
+//! - [`PlotKind::Lambda`]: accuracy and sparsity against the lambda that varies (S-ORCT
+//!   paper, Figs. 2-4), one panel per data set;
+//! - [`PlotKind::Scatter`]: accuracy (or R squared) against sparsity, one point per parameter
+//!   setting, one series per results file, one panel per data set (S-ORRT paper, Fig. 4:
+//!   S-ORRT against CART and random forest).
+//!
+//! Every point is the mean over splits of the selected start of each split (the start with
+//! the best objective, `selected` in the results line), as the papers average their runs.
+//! Bad input (a file that is not a results file, an empty file, a line without the fields a
+//! plot needs) is one error naming the file, and no plot file is written.
+//!
+//! Depends on the core only (`experiment::SolveRecord`, `compare::read_results`, `plot`).
+
+use crate::compare::{has_solution, read_results, TestMetric};
+
+use crate::experiment::SolveRecord;
+use crate::plot::{self, Figure};
+use crate::{GlassboxError, Result};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// The plots `glassbox plot` draws.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PlotKind {
+    /// Accuracy / delta_L / delta_G heatmaps over (lambda_L, lambda_G).
+    Heatmap,
+    /// Accuracy and sparsity against lambda.
+    Lambda,
+    /// Accuracy against sparsity, one series per results file.
+    Scatter,
+}
+
+/// The results of one file: its path (for error messages), a series label, its lines.
+#[derive(Clone, Debug)]
+pub struct Series {
+    /// The file the lines came from.
+    pub path: PathBuf,
+    /// The legend label.
+    pub label: String,
+    /// Its results lines.
+    pub records: Vec<SolveRecord>,
+}
+
+impl Series {
+    /// Reads a results file; `label` defaults to the formulation (and depth) of its lines.
+    pub fn read(path: &Path, label: Option<String>) -> Result<Self> {
+        let records = read_results(path)?;
+        let label = label.unwrap_or_else(|| default_label(&records));
+        Ok(Series {
+            path: path.to_path_buf(),
+            label,
+            records,
+        })
+    }
+}
+
+/// "sorct D=2", "cart", or "sorrt D=1, D=2" when a file mixes depths.
+fn default_label(records: &[SolveRecord]) -> String {
+    let mut formulations: Vec<&str> = records.iter().map(|r| r.formulation.as_str()).collect();
+    formulations.dedup();
+    formulations.sort_unstable();
+    formulations.dedup();
+    let mut depths: Vec<usize> = records.iter().filter_map(|r| r.depth).collect();
+    depths.sort_unstable();
+    depths.dedup();
+    let depths: Vec<String> = depths.iter().map(|d| format!("D={d}")).collect();
+    if depths.is_empty() {
+        formulations.join("+")
+    } else {
+        format!("{} {}", formulations.join("+"), depths.join(", "))
+    }
+}
+
+/// One parameter setting: what a point of a plot stands for.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Setting {
+    /// Tree depth.
+    pub depth: Option<usize>,
+    /// lambda_L (absolute; 0 where the line has none).
+    pub lambda_local: f64,
+    /// lambda_G (absolute; 0 where the line has none).
+    pub lambda_global: f64,
+}
+
+/// The means over splits of the selected start's measures at one setting.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SettingMeans {
+    /// The setting.
+    pub setting: Setting,
+    /// Splits that had a selected start with a solution.
+    pub splits: usize,
+    /// Mean test metric (accuracy or R squared, as a fraction).
+    pub metric: f64,
+    /// Mean delta_L (percent).
+    pub delta_local: f64,
+    /// Mean delta_G (percent).
+    pub delta_global: f64,
+}
+
+/// The means over splits of the selected start per setting (data set, formulation and
+/// solver are the caller's to group), sorted by (depth, lambda_L, lambda_G). A split's
+/// selected start counts only if it has a point and a finite metric; a setting none of
+/// whose splits counts is left out.
+pub fn setting_means(records: &[&SolveRecord], metric: TestMetric) -> Vec<SettingMeans> {
+    // Keyed by the bits of the lambdas: equal settings are written with equal numbers.
+    type Key = (Option<usize>, u64, u64);
+    let mut cells: BTreeMap<Key, Vec<(f64, f64, f64)>> = BTreeMap::new();
+    for r in records.iter().filter(|r| r.selected) {
+        let Some(m) = metric_value(metric, r) else {
+            continue;
+        };
+        let key = (
+            r.depth,
+            r.lambda_local.unwrap_or(0.0).to_bits(),
+            r.lambda_global.unwrap_or(0.0).to_bits(),
+        );
+        cells
+            .entry(key)
+            .or_default()
+            .push((m, r.delta_local, r.delta_global));
+    }
+    let mut out: Vec<SettingMeans> = cells
+        .into_iter()
+        .map(|((depth, l, g), v)| {
+            let n = v.len() as f64;
+            SettingMeans {
+                setting: Setting {
+                    depth,
+                    lambda_local: f64::from_bits(l),
+                    lambda_global: f64::from_bits(g),
+                },
+                splits: v.len(),
+                metric: v.iter().map(|x| x.0).sum::<f64>() / n,
+                delta_local: v.iter().map(|x| x.1).sum::<f64>() / n,
+                delta_global: v.iter().map(|x| x.2).sum::<f64>() / n,
+            }
+        })
+        .collect();
+    out.sort_by(|a, b| {
+        (
+            a.setting.depth,
+            a.setting.lambda_local,
+            a.setting.lambda_global,
+        )
+            .partial_cmp(&(
+                b.setting.depth,
+                b.setting.lambda_local,
+                b.setting.lambda_global,
+            ))
+            .unwrap_or(std::cmp::Ordering::Equal)
+    });
+    out
+}
+
+/// The values of a heatmap: `values[i][j]` at lambda_L = `rows[i]`, lambda_G = `columns[j]`
+/// (`None`: that pair was not run).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Grid {
+    /// The distinct lambda_L, increasing.
+    pub rows: Vec<f64>,
+    /// The distinct lambda_G, increasing.
+    pub columns: Vec<f64>,
+    /// The value per pair.
+    pub values: Vec<Vec<Option<f64>>>,
+}
+
+/// Lays one measure of `means` out over the (lambda_L, lambda_G) grid.
+pub fn grid_of(means: &[SettingMeans], value: impl Fn(&SettingMeans) -> f64) -> Grid {
+    let distinct = |f: &dyn Fn(&SettingMeans) -> f64| {
+        let mut v: Vec<f64> = means.iter().map(f).collect();
+        v.sort_by(f64::total_cmp);
+        v.dedup();
+        v
+    };
+    let rows = distinct(&|m| m.setting.lambda_local);
+    let columns = distinct(&|m| m.setting.lambda_global);
+    let mut values = vec![vec![None; columns.len()]; rows.len()];
+    for m in means {
+        let i = rows.partition_point(|&v| v < m.setting.lambda_local);
+        let j = columns.partition_point(|&v| v < m.setting.lambda_global);
+        values[i][j] = Some(value(m));
+    }
+    Grid {
+        rows,
+        columns,
+        values,
+    }
+}
+
+/// Which lambda varies along a path: local when every lambda_G is equal, else global when
+/// every lambda_L is equal; `None` when both vary (a grid: draw a heatmap) or neither.
+pub fn varying_lambda(means: &[SettingMeans]) -> Option<Lambda> {
+    let all_equal =
+        |f: &dyn Fn(&SettingMeans) -> f64| means.windows(2).all(|w| f(&w[0]) == f(&w[1]));
+    let local_fixed = all_equal(&|m| m.setting.lambda_local);
+    let global_fixed = all_equal(&|m| m.setting.lambda_global);
+    match (local_fixed, global_fixed) {
+        (false, true) => Some(Lambda::Local),
+        (true, false) => Some(Lambda::Global),
+        // A single setting: call it a (one-point) local path.
+        (true, true) if means.len() == 1 => Some(Lambda::Local),
+        _ => None,
+    }
+}
+
+/// lambda_L or lambda_G.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Lambda {
+    /// lambda_L.
+    Local,
+    /// lambda_G.
+    Global,
+}
+
+/// A lambda as a tick label: "0", "2^-3" when a power of two, else 3 significant digits.
+pub fn lambda_label(v: f64) -> String {
+    if v == 0.0 {
+        return "0".to_string();
+    }
+    let r = v.log2();
+    if (r - r.round()).abs() < 1e-9 {
+        format!("2^{}", r.round() as i64)
+    } else {
+        format!("{v:.2e}")
+    }
+}
+
+/// The lines of one data set (and formulation and depth): a panel of a plot.
+struct Group<'a> {
+    title: String,
+    records: Vec<&'a SolveRecord>,
+}
+
+/// Groups lines by (data set, formulation, solver, depth), in that order.
+fn groups<'a>(series: &'a [Series]) -> Vec<Group<'a>> {
+    let mut by: BTreeMap<(String, String, String, Option<usize>), Vec<&SolveRecord>> =
+        BTreeMap::new();
+    for r in series.iter().flat_map(|s| &s.records) {
+        by.entry((
+            r.dataset.clone(),
+            r.formulation.clone(),
+            r.solver.clone(),
+            r.depth,
+        ))
+        .or_default()
+        .push(r);
+    }
+    by.into_iter()
+        .map(|((dataset, formulation, solver, depth), records)| Group {
+            title: match depth {
+                Some(d) => format!("{dataset}: {formulation} D={d} ({solver})"),
+                None => format!("{dataset}: {formulation}"),
+            },
+            records,
+        })
+        .collect()
+}
+
+fn missing(path: &Path, what: &str) -> GlassboxError {
+    GlassboxError::Data {
+        file: path.display().to_string(),
+        message: format!("{what}: these results cannot be drawn as asked"),
+    }
+}
+
+/// Checks that every line of `series` has what `kind` needs, naming the file otherwise.
+fn check(series: &[Series], kind: PlotKind) -> Result<()> {
+    if series.is_empty() {
+        return Err(GlassboxError::Config("no results files given".to_string()));
+    }
+    for s in series {
+        if kind != PlotKind::Scatter {
+            if let Some(r) = s
+                .records
+                .iter()
+                .find(|r| r.lambda_local.is_none() || r.lambda_global.is_none())
+            {
+                return Err(missing(
+                    &s.path,
+                    &format!(
+                        "a '{}' line has no lambda_local or lambda_global (only formulations \
+                         with sparsity lambdas can be drawn against them)",
+                        r.formulation
+                    ),
+                ));
+            }
+        }
+        if !s.records.iter().any(|r| r.selected) {
+            return Err(missing(&s.path, "no line is a selected start"));
+        }
+        let refs: Vec<&SolveRecord> = s.records.iter().collect();
+        let metric = metric_of(&refs);
+        if !s
+            .records
+            .iter()
+            .any(|r| r.selected && metric_value(metric, r).is_some())
+        {
+            return Err(missing(
+                &s.path,
+                &format!("no selected start has a {}", metric.name()),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Draws `kind` from `series` to `path` (`.png` or `.svg`); the note when drawn without text.
+/// `sparsity` picks the scatter's x axis (delta_G by default, as the S-ORRT paper's Fig. 4).
+pub fn draw(
+    series: &[Series],
+    kind: PlotKind,
+    sparsity: Lambda,
+    path: &Path,
+) -> Result<Option<String>> {
+    plot::plot_extension(path)?;
+    check(series, kind)?;
+    match kind {
+        PlotKind::Heatmap => {
+            let rows: Vec<HeatmapRow> = groups(series)
+                .into_iter()
+                .map(|g| {
+                    let metric = metric_of(&g.records);
+                    let means = setting_means(&g.records, metric);
+                    HeatmapRow {
+                        title: g.title,
+                        metric_name: metric.name(),
+                        grids: [
+                            grid_of(&means, |m| 100.0 * m.metric),
+                            grid_of(&means, |m| m.delta_local),
+                            grid_of(&means, |m| m.delta_global),
+                        ],
+                    }
+                })
+                .collect();
+            let n = rows.len() as u32;
+            plot::save(&Heatmaps { rows }, path, (1500, 480 * n))
+        }
+        PlotKind::Lambda => {
+            let mut panels = Vec::new();
+            for g in groups(series) {
+                let metric = metric_of(&g.records);
+                let means = setting_means(&g.records, metric);
+                let Some(lambda) = varying_lambda(&means) else {
+                    return Err(GlassboxError::Config(format!(
+                        "{}: both lambda_L and lambda_G vary (or neither does) in these \
+                         results; draw the grid with `glassbox plot heatmap`, or give the \
+                         files of one path",
+                        g.title
+                    )));
+                };
+                panels.push(LambdaPanel {
+                    title: g.title,
+                    metric_name: metric.name(),
+                    lambda,
+                    means,
+                });
+            }
+            let (w, h) = panel_grid_size(panels.len(), (640, 420));
+            plot::save(&LambdaPaths { panels }, path, (w, h))
+        }
+        PlotKind::Scatter => {
+            let mut datasets: BTreeMap<String, Vec<ScatterSeries>> = BTreeMap::new();
+            // Files with the same label are one series (one colour), e.g. a lambda path
+            // written as one run per lambda.
+            let mut labels: Vec<&str> = Vec::new();
+            for s in series {
+                if !labels.contains(&s.label.as_str()) {
+                    labels.push(&s.label);
+                }
+            }
+            for s in series {
+                let s_index = labels.iter().position(|l| *l == s.label).unwrap_or(0);
+                let mut by_dataset: BTreeMap<&str, Vec<&SolveRecord>> = BTreeMap::new();
+                for r in &s.records {
+                    by_dataset.entry(r.dataset.as_str()).or_default().push(r);
+                }
+                for (dataset, records) in by_dataset {
+                    let metric = metric_of(&records);
+                    let points = setting_means(&records, metric)
+                        .iter()
+                        .map(|m| {
+                            let x = match sparsity {
+                                Lambda::Local => m.delta_local,
+                                Lambda::Global => m.delta_global,
+                            };
+                            (x, m.metric)
+                        })
+                        .collect();
+                    datasets
+                        .entry(dataset.to_string())
+                        .or_default()
+                        .push(ScatterSeries {
+                            label: s.label.clone(),
+                            color: s_index,
+                            metric_name: metric.name(),
+                            points,
+                        });
+                }
+            }
+            let panels: Vec<ScatterPanel> = datasets
+                .into_iter()
+                .map(|(dataset, series)| ScatterPanel {
+                    title: dataset,
+                    sparsity,
+                    series,
+                })
+                .collect();
+            let (w, h) = panel_grid_size(panels.len(), (640, 460));
+            plot::save(&Scatter { panels }, path, (w, h))
+        }
+    }
+}
+
+/// Whether a line's status gave a model: a solver's point (optimal, locally optimal,
+/// feasible at a limit) or a heuristic learner's tree (`heuristic`).
+pub fn has_model(status: &str) -> bool {
+    has_solution(status) || status == "heuristic"
+}
+
+/// The test metric of a line that gave a model, when it is a number.
+pub fn metric_value(metric: TestMetric, r: &SolveRecord) -> Option<f64> {
+    let v = match metric {
+        TestMetric::Accuracy => r.test_accuracy,
+        TestMetric::R2 => r.regression.as_ref()?.test_r2,
+    };
+    (has_model(&r.status) && v.is_finite()).then_some(v)
+}
+
+/// The test metric of these lines: R squared when any line has regression metrics.
+pub fn metric_of(records: &[&SolveRecord]) -> TestMetric {
+    if records.iter().any(|r| r.regression.is_some()) {
+        TestMetric::R2
+    } else {
+        TestMetric::Accuracy
+    }
+}
+
+/// Panels laid out in up to three columns.
+fn columns_for(n: usize) -> usize {
+    n.clamp(1, 3)
+}
+
+fn panel_grid_size(n: usize, panel: (u32, u32)) -> (u32, u32) {
+    let cols = columns_for(n);
+    let rows = n.max(1).div_ceil(cols);
+    (panel.0 * cols as u32, panel.1 * rows as u32)
+}
+
+type DrawResult = std::result::Result<(), String>;
+
+fn err(x: impl std::fmt::Display) -> String {
+    x.to_string()
+}
+
+/// One row of the heatmap figure: a data set's accuracy, delta_L and delta_G grids.
+struct HeatmapRow {
+    title: String,
+    metric_name: &'static str,
+    grids: [Grid; 3],
+}
+
+struct Heatmaps {
+    rows: Vec<HeatmapRow>,
+}
+
+/// The paper's colour scale: dark red at the smallest value of the panel, white at the
+/// largest.
+fn heat_colour(v: f64, lo: f64, hi: f64) -> plotters::style::RGBColor {
+    let t = if hi > lo {
+        ((v - lo) / (hi - lo)).clamp(0.0, 1.0)
+    } else {
+        1.0
+    };
+    let mix = |a: f64, b: f64| (a + (b - a) * t).round() as u8;
+    plotters::style::RGBColor(mix(103.0, 255.0), mix(0.0, 255.0), mix(13.0, 255.0))
+}
+
+impl Figure for Heatmaps {
+    fn draw<DB: plotters::prelude::DrawingBackend>(&self, backend: DB, text: bool) -> DrawResult
+    where
+        DB::ErrorType: 'static,
+    {
+        use plotters::prelude::*;
+        let root = backend.into_drawing_area();
+        root.fill(&WHITE).map_err(err)?;
+        let rows = root.split_evenly((self.rows.len(), 3));
+        for (r, row) in self.rows.iter().enumerate() {
+            let names = [
+                format!("{} (%)", row.metric_name),
+                "delta_L (%)".to_string(),
+                "delta_G (%)".to_string(),
+            ];
+            for (k, grid) in row.grids.iter().enumerate() {
+                let area = &rows[3 * r + k];
+                let (nx, ny) = (grid.columns.len(), grid.rows.len());
+                let finite = grid.values.iter().flatten().flatten().copied();
+                let lo = finite.clone().fold(f64::INFINITY, f64::min);
+                let hi = finite.fold(f64::NEG_INFINITY, f64::max);
+                let mut builder = ChartBuilder::on(area);
+                builder
+                    .margin(8)
+                    .x_label_area_size(if text { 60 } else { 5 })
+                    .y_label_area_size(if text { 70 } else { 5 });
+                if text {
+                    builder.caption(format!("{}: {}", row.title, names[k]), ("sans-serif", 15));
+                }
+                let mut chart = builder
+                    .build_cartesian_2d((0..nx).into_segmented(), (0..ny).into_segmented())
+                    .map_err(err)?;
+                if text {
+                    let xl = |v: &SegmentValue<usize>| match v {
+                        SegmentValue::CenterOf(i) if *i < nx => lambda_label(grid.columns[*i]),
+                        _ => String::new(),
+                    };
+                    let yl = |v: &SegmentValue<usize>| match v {
+                        SegmentValue::CenterOf(i) if *i < ny => lambda_label(grid.rows[*i]),
+                        _ => String::new(),
+                    };
+                    chart
+                        .configure_mesh()
+                        .disable_mesh()
+                        .x_labels(nx + 1)
+                        .y_labels(ny + 1)
+                        .x_label_formatter(&xl)
+                        .y_label_formatter(&yl)
+                        .x_label_style(
+                            ("sans-serif", 11)
+                                .into_font()
+                                .transform(FontTransform::Rotate90),
+                        )
+                        .y_label_style(("sans-serif", 11))
+                        .x_desc("lambda_G")
+                        .y_desc("lambda_L")
+                        .axis_desc_style(("sans-serif", 13))
+                        .draw()
+                        .map_err(err)?;
+                }
+                for (i, row_values) in grid.values.iter().enumerate() {
+                    for (j, v) in row_values.iter().enumerate() {
+                        let corner =
+                            |a: usize, b: usize| (SegmentValue::Exact(a), SegmentValue::Exact(b));
+                        let style = match v {
+                            Some(v) => heat_colour(*v, lo, hi).filled(),
+                            // Not run: grey hatching would need more code; light grey says it.
+                            None => RGBColor(220, 220, 220).filled(),
+                        };
+                        chart
+                            .draw_series(std::iter::once(Rectangle::new(
+                                [corner(j, i), corner(j + 1, i + 1)],
+                                style,
+                            )))
+                            .map_err(err)?;
+                        if let (Some(v), true) = (v, text && nx <= 20) {
+                            let t = if hi > lo { (v - lo) / (hi - lo) } else { 1.0 };
+                            let colour = if t < 0.45 { WHITE } else { BLACK };
+                            chart
+                                .draw_series(std::iter::once(Text::new(
+                                    format!("{v:.0}"),
+                                    (SegmentValue::CenterOf(j), SegmentValue::CenterOf(i)),
+                                    ("sans-serif", 10).into_font().color(&colour).pos(
+                                        plotters::style::text_anchor::Pos::new(
+                                            plotters::style::text_anchor::HPos::Center,
+                                            plotters::style::text_anchor::VPos::Center,
+                                        ),
+                                    ),
+                                )))
+                                .map_err(err)?;
+                        }
+                    }
+                }
+            }
+        }
+        root.present().map_err(err)?;
+        Ok(())
+    }
+}
+
+/// One data set's path: the means at each lambda of the path.
+struct LambdaPanel {
+    title: String,
+    metric_name: &'static str,
+    lambda: Lambda,
+    means: Vec<SettingMeans>,
+}
+
+struct LambdaPaths {
+    panels: Vec<LambdaPanel>,
+}
+
+impl Figure for LambdaPaths {
+    fn draw<DB: plotters::prelude::DrawingBackend>(&self, backend: DB, text: bool) -> DrawResult
+    where
+        DB::ErrorType: 'static,
+    {
+        use plotters::prelude::*;
+        let root = backend.into_drawing_area();
+        root.fill(&WHITE).map_err(err)?;
+        let cols = columns_for(self.panels.len());
+        let areas = root.split_evenly((self.panels.len().div_ceil(cols), cols));
+        for (panel, area) in self.panels.iter().zip(&areas) {
+            let n = panel.means.len();
+            let lambdas: Vec<f64> = panel
+                .means
+                .iter()
+                .map(|m| match panel.lambda {
+                    Lambda::Local => m.setting.lambda_local,
+                    Lambda::Global => m.setting.lambda_global,
+                })
+                .collect();
+            let metric: Vec<f64> = panel.means.iter().map(|m| 100.0 * m.metric).collect();
+            let lo = metric.iter().copied().fold(0.0f64, f64::min);
+            let mut builder = ChartBuilder::on(area);
+            builder
+                .margin(10)
+                .x_label_area_size(if text { 55 } else { 5 })
+                .y_label_area_size(if text { 50 } else { 5 });
+            if text {
+                builder.caption(&panel.title, ("sans-serif", 16));
+            }
+            let mut chart = builder
+                .build_cartesian_2d(-0.5f64..(n as f64 - 0.5), lo..102.0)
+                .map_err(err)?;
+            if text {
+                // At most about ten labels, so they do not overlap.
+                let every = n.div_ceil(10).max(1);
+                let xl = |v: &f64| {
+                    let i = v.round();
+                    if (v - i).abs() < 1e-6
+                        && i >= 0.0
+                        && (i as usize) < n
+                        && (i as usize).is_multiple_of(every)
+                    {
+                        lambda_label(lambdas[i as usize])
+                    } else {
+                        String::new()
+                    }
+                };
+                chart
+                    .configure_mesh()
+                    .x_labels(n.max(2) * 2)
+                    .x_label_formatter(&xl)
+                    .x_label_style(
+                        ("sans-serif", 11)
+                            .into_font()
+                            .transform(FontTransform::Rotate90),
+                    )
+                    .x_desc(match panel.lambda {
+                        Lambda::Local => "lambda_L",
+                        Lambda::Global => "lambda_G",
+                    })
+                    .y_desc("%")
+                    .label_style(("sans-serif", 12))
+                    .axis_desc_style(("sans-serif", 13))
+                    .draw()
+                    .map_err(err)?;
+            }
+            let lines: [(&str, Vec<f64>, RGBColor); 3] = [
+                (panel.metric_name, metric, RGBColor(200, 30, 30)),
+                (
+                    "delta_L",
+                    panel.means.iter().map(|m| m.delta_local).collect(),
+                    RGBColor(30, 60, 200),
+                ),
+                (
+                    "delta_G",
+                    panel.means.iter().map(|m| m.delta_global).collect(),
+                    RGBColor(30, 150, 60),
+                ),
+            ];
+            for (name, values, colour) in lines {
+                let points: Vec<(f64, f64)> = values
+                    .iter()
+                    .enumerate()
+                    .map(|(i, v)| (i as f64, *v))
+                    .collect();
+                let series = chart
+                    .draw_series(LineSeries::new(points.clone(), colour.stroke_width(2)))
+                    .map_err(err)?;
+                if text {
+                    series.label(name).legend(move |(x, y)| {
+                        PathElement::new(vec![(x, y), (x + 18, y)], colour.stroke_width(2))
+                    });
+                }
+                chart
+                    .draw_series(points.iter().map(|&p| Circle::new(p, 3, colour.filled())))
+                    .map_err(err)?;
+            }
+            if text {
+                chart
+                    .configure_series_labels()
+                    .position(SeriesLabelPosition::MiddleLeft)
+                    .background_style(WHITE.mix(0.8))
+                    .border_style(BLACK)
+                    .label_font(("sans-serif", 12))
+                    .draw()
+                    .map_err(err)?;
+            }
+        }
+        root.present().map_err(err)?;
+        Ok(())
+    }
+}
+
+/// The points of one results file in one data set's panel.
+struct ScatterSeries {
+    label: String,
+    color: usize,
+    metric_name: &'static str,
+    points: Vec<(f64, f64)>,
+}
+
+struct ScatterPanel {
+    title: String,
+    sparsity: Lambda,
+    series: Vec<ScatterSeries>,
+}
+
+struct Scatter {
+    panels: Vec<ScatterPanel>,
+}
+
+impl Figure for Scatter {
+    fn draw<DB: plotters::prelude::DrawingBackend>(&self, backend: DB, text: bool) -> DrawResult
+    where
+        DB::ErrorType: 'static,
+    {
+        use plotters::prelude::*;
+        let root = backend.into_drawing_area();
+        root.fill(&WHITE).map_err(err)?;
+        let cols = columns_for(self.panels.len());
+        let areas = root.split_evenly((self.panels.len().div_ceil(cols), cols));
+        for (panel, area) in self.panels.iter().zip(&areas) {
+            let ys = panel
+                .series
+                .iter()
+                .flat_map(|s| s.points.iter().map(|p| p.1));
+            let (ylo, yhi) = (
+                ys.clone().fold(f64::INFINITY, f64::min),
+                ys.fold(f64::NEG_INFINITY, f64::max),
+            );
+            let pad = ((yhi - ylo) * 0.1).max(0.01);
+            let mut builder = ChartBuilder::on(area);
+            builder
+                .margin(10)
+                .x_label_area_size(if text { 45 } else { 5 })
+                .y_label_area_size(if text { 60 } else { 5 });
+            if text {
+                builder.caption(&panel.title, ("sans-serif", 16));
+            }
+            let mut chart = builder
+                .build_cartesian_2d(-3.0f64..103.0, (ylo - pad)..(yhi + pad))
+                .map_err(err)?;
+            if text {
+                chart
+                    .configure_mesh()
+                    .x_desc(match panel.sparsity {
+                        Lambda::Local => "delta_L (%)",
+                        Lambda::Global => "delta_G (%)",
+                    })
+                    .y_desc(panel.series.first().map_or("", |s| s.metric_name))
+                    .label_style(("sans-serif", 12))
+                    .axis_desc_style(("sans-serif", 13))
+                    .draw()
+                    .map_err(err)?;
+            }
+            let mut labelled: Vec<usize> = Vec::new();
+            for s in &panel.series {
+                let colour = Palette99::pick(s.color).to_rgba();
+                let drawn = chart
+                    .draw_series(s.points.iter().map(|&p| Circle::new(p, 5, colour.filled())))
+                    .map_err(err)?;
+                if text && !labelled.contains(&s.color) {
+                    labelled.push(s.color);
+                    drawn
+                        .label(s.label.as_str())
+                        .legend(move |(x, y)| Circle::new((x + 8, y), 5, colour.filled()));
+                }
+            }
+            if text {
+                chart
+                    .configure_series_labels()
+                    .position(SeriesLabelPosition::UpperRight)
+                    .background_style(WHITE.mix(0.8))
+                    .border_style(BLACK)
+                    .label_font(("sans-serif", 12))
+                    .draw()
+                    .map_err(err)?;
+            }
+        }
+        root.present().map_err(err)?;
+        Ok(())
+    }
+}
