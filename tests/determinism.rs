@@ -15,7 +15,12 @@ fn run(dir: &Path, config: &str, out: &str) -> std::path::PathBuf {
     std::fs::write(&path, config).unwrap();
     let out = dir.join(out);
     let output = Command::new(env!("CARGO_BIN_EXE_glassbox"))
-        .args(["run", path.to_str().unwrap(), "--out", out.to_str().unwrap()])
+        .args([
+            "run",
+            path.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ])
         .env("RAYON_NUM_THREADS", "1")
         .output()
         .unwrap();
@@ -71,8 +76,16 @@ fn assert_reproducible(formulation: &str, solver: &str) {
     let (ra, rb) = (read(&a), read(&b));
     assert!(ra.lines().count() >= 2, "{ra}");
     assert!(ra.contains("seconds\":"), "no timing field to mask: {ra}");
-    assert_eq!(mask_timing(&ra), mask_timing(&rb), "{formulation} / {solver}");
-    assert_eq!(models(&a), models(&b), "{formulation} / {solver}: models differ");
+    assert_eq!(
+        mask_timing(&ra),
+        mask_timing(&rb),
+        "{formulation} / {solver}"
+    );
+    assert_eq!(
+        models(&a),
+        models(&b),
+        "{formulation} / {solver}: models differ"
+    );
 }
 
 #[test]
@@ -86,7 +99,10 @@ fn mask_timing_masks_only_timing_values() {
 #[test]
 fn sorct_on_ipopt_and_lbfgs() {
     let sorct = "name = \"sorct\"\ndepth = 2";
-    assert_reproducible(sorct, "[solver]\nname = \"ipopt\"\nthreads = 1\ntime_limit = 120.0");
+    assert_reproducible(
+        sorct,
+        "[solver]\nname = \"ipopt\"\nthreads = 1\ntime_limit = 120.0",
+    );
     assert_reproducible(
         sorct,
         "[solver]\nname = \"lbfgs\"\nthreads = 1\niteration_limit = 200\ntime_limit = 120.0",

@@ -158,7 +158,11 @@ fn nan_and_infinity_cells() {
     // In a regression target as well.
     let data = s.write("r.csv", "x1,target\n1,2\n3,inf\n5,6\n");
     let (output, out) = s.run(&data, CART_REGRESSION, "");
-    assert_error(&output, &out, &["column 'target', line 3", "not a finite number"]);
+    assert_error(
+        &output,
+        &out,
+        &["column 'target', line 3", "not a finite number"],
+    );
 }
 
 /// Documented: a constant column scales to 0 (scale 1, see `MinMaxScaler`), is never used by
@@ -168,7 +172,11 @@ fn constant_column_is_harmless() {
     let s = Scratch::new();
     let mut text = String::from("x1,constant,target\n");
     for i in 0..24 {
-        text.push_str(&format!("{},7.5,{}\n", i, if i % 2 == 0 { "a" } else { "b" }));
+        text.push_str(&format!(
+            "{},7.5,{}\n",
+            i,
+            if i % 2 == 0 { "a" } else { "b" }
+        ));
     }
     let data = s.write("d.csv", text);
     let (output, out) = s.run(&data, LOGISTIC, IPOPT);
@@ -203,7 +211,11 @@ fn constant_target() {
     ]);
     assert!(predict.status.success());
     let stdout = String::from_utf8_lossy(&predict.stdout);
-    assert_eq!(stdout.lines().filter(|l| *l == "3.5").count(), 5, "{stdout}");
+    assert_eq!(
+        stdout.lines().filter(|l| *l == "3.5").count(),
+        5,
+        "{stdout}"
+    );
 }
 
 #[test]
@@ -211,8 +223,16 @@ fn one_row_per_class() {
     let s = Scratch::new();
     let data = s.write("d.csv", "x1,target\n1,a\n2,b\n3,c\n");
     let (output, out) = s.run(&data, CART, "");
-    assert_error(&output, &out, &["d.csv", "class 'a' has only 1 sample", "at least 2"]);
-    let (output, out) = s.run(&data, "name = \"oct\"\ndepth = 2", "[solver]\nname = \"cbc\"");
+    assert_error(
+        &output,
+        &out,
+        &["d.csv", "class 'a' has only 1 sample", "at least 2"],
+    );
+    let (output, out) = s.run(
+        &data,
+        "name = \"oct\"\ndepth = 2",
+        "[solver]\nname = \"cbc\"",
+    );
     assert_error(&output, &out, &["d.csv", "class 'a' has only 1 sample"]);
 }
 
@@ -288,7 +308,11 @@ fn label_never_seen_in_training() {
 
     let new = s.write("level.csv", "x1,x2,color,target\n1,2,purple,a\n");
     let predict = glassbox(&["predict", model.to_str().unwrap(), &new]);
-    assert_error(&predict, &out.join("none"), &["level 'purple' was not seen"]);
+    assert_error(
+        &predict,
+        &out.join("none"),
+        &["level 'purple' was not seen"],
+    );
 }
 
 #[test]
@@ -316,10 +340,17 @@ fn model_file_from_another_formulation() {
 
     // To a command that needs another kind.
     let output = glassbox(&["explain", cart_model, &data, "--out", "/dev/null"]);
-    assert_error(&output, &out2, &["explain works on S-ORRT models", "'cart'"]);
+    assert_error(
+        &output,
+        &out2,
+        &["explain works on S-ORRT models", "'cart'"],
+    );
 
     // A JSON file that is no model, and a model whose kind no loader knows.
-    let other = s.write("other.json", "{\"glassbox_model\": \"nonesuch\", \"model\": {}}");
+    let other = s.write(
+        "other.json",
+        "{\"glassbox_model\": \"nonesuch\", \"model\": {}}",
+    );
     let output = glassbox(&["predict", &other, &data]);
     assert_error(&output, &out2, &["'nonesuch' models cannot be used"]);
     let other = s.write("plain.json", "[1, 2, 3]");
@@ -336,7 +367,11 @@ fn negative_time_limit_iteration_limit_or_lambda() {
         ("time_limit = nan", "time_limit must be a positive number"),
         ("iteration_limit = -5", "iteration_limit"),
     ] {
-        let (output, out) = s.run(&data, LOGISTIC, &format!("[solver]\nname = \"ipopt\"\n{solver}"));
+        let (output, out) = s.run(
+            &data,
+            LOGISTIC,
+            &format!("[solver]\nname = \"ipopt\"\n{solver}"),
+        );
         assert_error(&output, &out, &[needle]);
     }
     for (formulation, solver, needle) in [

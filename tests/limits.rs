@@ -74,7 +74,12 @@ fn assert_within(who: &str, limit: f64, elapsed: f64, result: &SolveResult) {
         "{who}: {elapsed:.2} s with a limit of {limit} s"
     );
     assert!(result.wall_seconds <= elapsed + 1e-3, "{who}");
-    assert_eq!(result.status.limit(), Some(Limit::Time), "{who}: {}", result.status);
+    assert_eq!(
+        result.status.limit(),
+        Some(Limit::Time),
+        "{who}: {}",
+        result.status
+    );
 }
 
 #[test]
@@ -125,7 +130,10 @@ fn iteration_limits_on_real_problems() {
             .unwrap()
             .solve(&nlp, &options)
             .unwrap();
-        eprintln!("{name}: {} after {} iterations", result.status, result.iterations);
+        eprintln!(
+            "{name}: {} after {} iterations",
+            result.status, result.iterations
+        );
         assert_eq!(result.status.limit(), Some(Limit::Iteration), "{name}");
         assert!(result.iterations <= 3, "{name}: {}", result.iterations);
     }

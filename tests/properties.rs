@@ -177,7 +177,12 @@ fn assert_round_trip<M: Classifier>(
 }
 
 /// Raw (unscaled) features, their scaler, scaled features and labels of a random data set.
-type Fixture = (DMatrix<f64>, MinMaxScaler, Arc<DMatrix<f64>>, Arc<Vec<usize>>);
+type Fixture = (
+    DMatrix<f64>,
+    MinMaxScaler,
+    Arc<DMatrix<f64>>,
+    Arc<Vec<usize>>,
+);
 
 fn fixture(x: DMatrix<f64>, y: Vec<usize>) -> Fixture {
     let scaler = MinMaxScaler::fit(&x);
