@@ -24,8 +24,11 @@ const _: () = {
     send_sync::<Constructor>();
     send_sync::<Box<dyn NlpSolver>>();
     send_sync::<Box<dyn MilpSolver>>();
+    #[cfg(feature = "ipopt")]
     send_sync::<glassbox::solvers::ipopt::IpoptSolver>();
+    #[cfg(feature = "highs")]
     send_sync::<glassbox::solvers::highs::HighsSolver>();
+    #[cfg(feature = "cbc")]
     send_sync::<glassbox::solvers::cbc::CbcSolver>();
     send_sync::<glassbox::solvers::gradient::LbfgsSolver>();
     send_sync::<SolveOptions>();
