@@ -596,7 +596,9 @@ fn limits_on_a_problem_it_cannot_finish_quickly() {
         depth: 3,
         ..SorctConfig::default()
     };
-    let problem = config.problem(Arc::new(x), Arc::new(d.y.clone()), 4).unwrap();
+    let problem = config
+        .problem(Arc::new(x), Arc::new(d.y.clone()), 4)
+        .unwrap();
     let start = starts::random_start(
         &problem,
         config.initialization,
@@ -613,7 +615,10 @@ fn limits_on_a_problem_it_cannot_finish_quickly() {
     let clock = std::time::Instant::now();
     let r = solver.solve(&problem, &options).unwrap();
     let elapsed = clock.elapsed().as_secs_f64();
-    eprintln!("torch: {} ({}) after {elapsed:.2} s", r.status, r.raw_status);
+    eprintln!(
+        "torch: {} ({}) after {elapsed:.2} s",
+        r.status, r.raw_status
+    );
     assert!(elapsed <= 1.2 * limit + 1.0, "{elapsed} s, limit {limit} s");
     assert_eq!(r.status.limit(), Some(Limit::Time), "{}", r.status);
 
