@@ -245,7 +245,15 @@ impl ForestModel {
 
     /// Loads a model saved by [`ForestModel::save`].
     pub fn load(path: &Path) -> Result<Self> {
-        crate::model::load_json(path, NAME)
+        let model: ForestModel = crate::model::load_json(path, NAME)?;
+        crate::formulations::cart::check_trees(
+            path,
+            &model.task,
+            &model.feature_names,
+            &model.encoding,
+            &model.trees,
+        )?;
+        Ok(model)
     }
 
     /// Whether it is a regression forest.

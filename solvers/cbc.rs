@@ -751,9 +751,20 @@ fn run_cbc(job: &Job, started: Instant) -> BackendReport {
             TerminationStatus::NoSolutionAtLimit(limit)
         }
     };
+    // Within 2% of the limit counts as having run out (CBC's clock and ours differ).
+    let out_of_time = model.is_seconds_limit_reached()
+        || job
+            .time_limit
+            .is_some_and(|limit| started.elapsed().as_secs_f64() >= 0.98 * limit.as_secs_f64());
     use raw::SecondaryStatus as S;
     let status = if model.is_abandoned() || status == raw::Status::Abandoned {
         TerminationStatus::NumericalError
+    } else if out_of_time
+        && (model.is_proven_infeasible() || secondary == S::LinearRelaxationInfeasible)
+    {
+        // CBC 2.10 reports a root LP that its `seconds` limit stopped as an infeasible
+        // relaxation (seen on OCT, depth 3, 300 rows, 1 s): believed only with time left.
+        at_limit(Limit::Time)
     } else if model.is_proven_infeasible() || secondary == S::LinearRelaxationInfeasible {
         TerminationStatus::Infeasible
     } else if model.is_continuous_unbounded() || secondary == S::LinearRelaxationUnbounded {

@@ -181,6 +181,8 @@ impl Table {
             .from_reader(reader);
 
         let mut header: Option<Vec<String>> = None;
+        // Header name -> column (0-based), to find duplicates in linear time (10^6 columns).
+        let mut seen: HashMap<String, usize> = HashMap::new();
         let mut rows: Vec<Vec<String>> = Vec::new();
         let mut lines: Vec<usize> = Vec::new();
         for record in csv_reader.byte_records() {
@@ -218,7 +220,7 @@ impl Table {
                                 j + 1
                             )));
                         }
-                        if let Some(first) = names.iter().position(|n: &String| n == name) {
+                        if let Some(&first) = seen.get(name) {
                             return Err(err(format!(
                                 "line {line}: the column name '{name}' appears twice in the \
                                  header (columns {} and {}); rename one of them",
@@ -226,6 +228,7 @@ impl Table {
                                 j + 1
                             )));
                         }
+                        seen.insert(name.to_string(), j);
                         names.push(name.to_string());
                     }
                     header = Some(names);
@@ -683,9 +686,14 @@ impl Encoding {
         let mut x = DMatrix::<f64>::zeros(n, self.n_features());
         let mut offset = 0;
         let err = |m: String| GlassboxError::data(&table.source, m);
+        // Column name -> index, so matching by name stays linear in the columns (10^6).
+        let mut index: HashMap<&str, usize> = HashMap::with_capacity(table.feature_names.len());
+        for (j, f) in table.feature_names.iter().enumerate() {
+            index.entry(f.as_str()).or_insert(j);
+        }
         for enc in &self.columns {
             let name = enc.name();
-            let Some(j) = table.feature_names.iter().position(|f| f == name) else {
+            let Some(&j) = index.get(name) else {
                 return Err(err(format!(
                     "there is no column '{name}', which the model was trained with; the \
                      columns are {}",
@@ -816,21 +824,12 @@ impl ClassificationData {
         test_fraction: f64,
         seed: u64,
     ) -> Result<(Vec<usize>, Vec<usize>)> {
-        split_impl(&self.y, test_fraction, seed, &self.source, &|k| {
-            self.class_label(k)
-        })
+        stratified_split_named(&self.y, test_fraction, seed, &self.source, &self.classes)
     }
 
     /// [`stratified_kfold`] of these samples, with errors that name the file.
     pub fn stratified_kfold(&self, k: usize, seed: u64) -> Result<Vec<(Vec<usize>, Vec<usize>)>> {
         kfold_impl(&self.y, k, seed, &self.source)
-    }
-
-    fn class_label(&self, k: usize) -> String {
-        match self.classes.get(k) {
-            Some(c) => format!("class '{c}'"),
-            None => format!("class {k}"),
-        }
     }
 }
 
@@ -979,6 +978,21 @@ pub fn stratified_split(
 ) -> Result<(Vec<usize>, Vec<usize>)> {
     split_impl(y, test_fraction, seed, "the class labels", &|k| {
         format!("class {k}")
+    })
+}
+
+/// [`stratified_split`] with errors that name the data's `source` and the class labels
+/// `classes` (indexed by the values of `y`) instead of class indices.
+pub fn stratified_split_named(
+    y: &[usize],
+    test_fraction: f64,
+    seed: u64,
+    source: &str,
+    classes: &[String],
+) -> Result<(Vec<usize>, Vec<usize>)> {
+    split_impl(y, test_fraction, seed, source, &|k| match classes.get(k) {
+        Some(c) => format!("class '{c}'"),
+        None => format!("class {k}"),
     })
 }
 

@@ -726,7 +726,7 @@ fn run_formulation<F: NlpClassifierFormulation>(
         None => None,
     };
     let splits = config.splits(data.n_samples(), fixed_train, |seed| {
-        data::stratified_split(&data.y, config.split.test_fraction, seed)
+        data.stratified_split(config.split.test_fraction, seed)
     })?;
 
     let mut writer = ResultsWriter::create(out_dir, results_path)?;

@@ -62,52 +62,52 @@ pub fn save_json<T: Serialize>(path: &Path, kind: &str, model: &T) -> Result<()>
     write_atomically(path, text.as_bytes())
 }
 
+/// The envelope's tag alone: reading it skips the model instead of building it (a model
+/// over 10^6 features is a file of 100 MB).
+#[derive(Deserialize)]
+struct Tag {
+    #[serde(default)]
+    glassbox_model: Option<String>,
+}
+
+/// The formulation name `text` (the content of model file `path`) declares.
+fn read_tag(path: &Path, text: &str) -> Result<String> {
+    let not_a_model = || GlassboxError::Model {
+        file: path.display().to_string(),
+        message: "not a glassbox model (no \"glassbox_model\" field)".to_string(),
+    };
+    match serde_json::from_str::<Tag>(text) {
+        Ok(tag) => tag.glassbox_model.ok_or_else(not_a_model),
+        Err(e) if e.is_data() => Err(not_a_model()),
+        Err(e) => Err(GlassboxError::Model {
+            file: path.display().to_string(),
+            message: format!("not valid JSON: {e}"),
+        }),
+    }
+}
+
 /// Loads a model saved by [`save_json`], checking that it was made by formulation `kind`.
 pub fn load_json<T: DeserializeOwned>(path: &Path, kind: &str) -> Result<T> {
     let file = path.display().to_string();
     let text = std::fs::read_to_string(path).map_err(|e| GlassboxError::io(path, e))?;
-    let value: serde_json::Value =
-        serde_json::from_str(&text).map_err(|e| GlassboxError::Model {
-            file: file.clone(),
-            message: format!("not valid JSON: {e}"),
-        })?;
-    let found = value
-        .get("glassbox_model")
-        .and_then(|v| v.as_str())
-        .ok_or_else(|| GlassboxError::Model {
-            file: file.clone(),
-            message: "not a glassbox model (no \"glassbox_model\" field)".to_string(),
-        })?;
+    let found = read_tag(path, &text)?;
     if found != kind {
         return Err(GlassboxError::Model {
             file,
             message: format!("this is a '{found}' model, expected a '{kind}' model"),
         });
     }
-    let envelope: Envelope<T> =
-        serde_json::from_value(value).map_err(|e| GlassboxError::Model {
-            file,
-            message: format!("malformed '{kind}' model: {e}"),
-        })?;
+    let envelope: Envelope<T> = serde_json::from_str(&text).map_err(|e| GlassboxError::Model {
+        file,
+        message: format!("malformed '{kind}' model: {e}"),
+    })?;
     Ok(envelope.model)
 }
 
 /// The formulation name a saved model file declares.
 pub fn model_kind(path: &Path) -> Result<String> {
     let text = std::fs::read_to_string(path).map_err(|e| GlassboxError::io(path, e))?;
-    let value: serde_json::Value =
-        serde_json::from_str(&text).map_err(|e| GlassboxError::Model {
-            file: path.display().to_string(),
-            message: format!("not valid JSON: {e}"),
-        })?;
-    value
-        .get("glassbox_model")
-        .and_then(|v| v.as_str())
-        .map(str::to_string)
-        .ok_or_else(|| GlassboxError::Model {
-            file: path.display().to_string(),
-            message: "not a glassbox model (no \"glassbox_model\" field)".to_string(),
-        })
+    read_tag(path, &text)
 }
 
 /// Writes `bytes` to `path` through a temporary file in the same folder and a rename.

@@ -581,3 +581,53 @@ fn sorrt_boston_torch_against_ipopt() {
 fn glassbox_run_sorrt_with_torch_from_the_example_config() {
     sorrt_boston::run_cut_down_example("sorrt_boston_torch.toml", "torch");
 }
+
+/// Limits on a problem torch cannot finish quickly (S-ORCT, depth 3, 5000 x 20 synthetic
+/// rows, as `tests/limits.rs` gives the other backends): a 1 s wall-clock limit is honoured
+/// within 20% + 1 s with a time-limit status; an iteration limit of 3 stops it with the
+/// limit named.
+#[test]
+fn limits_on_a_problem_it_cannot_finish_quickly() {
+    let d = data::synthetic_oblique(5000, 20, 4, 5)
+        .encode_classification()
+        .unwrap();
+    let x = MinMaxScaler::fit(&d.x).transform(&d.x);
+    let config = SorctConfig {
+        depth: 3,
+        ..SorctConfig::default()
+    };
+    let problem = config
+        .problem(Arc::new(x), Arc::new(d.y.clone()), 4)
+        .unwrap();
+    let start = starts::random_start(
+        &problem,
+        config.initialization,
+        &mut ChaCha8Rng::seed_from_u64(1),
+    );
+    let from_start = || cpu().with_warm_start(Some(WarmStart::primal(start.clone())));
+    let solver = torch();
+
+    let limit = 1.0;
+    let options = SolveOptions {
+        time_limit: Some(limit),
+        ..from_start()
+    };
+    let clock = std::time::Instant::now();
+    let r = solver.solve(&problem, &options).unwrap();
+    let elapsed = clock.elapsed().as_secs_f64();
+    eprintln!(
+        "torch: {} ({}) after {elapsed:.2} s",
+        r.status, r.raw_status
+    );
+    assert!(elapsed <= 1.2 * limit + 1.0, "{elapsed} s, limit {limit} s");
+    assert_eq!(r.status.limit(), Some(Limit::Time), "{}", r.status);
+
+    let options = SolveOptions {
+        iteration_limit: Some(3),
+        time_limit: Some(60.0),
+        ..from_start()
+    };
+    let r = solver.solve(&problem, &options).unwrap();
+    assert_eq!(r.status.limit(), Some(Limit::Iteration), "{}", r.status);
+    assert!(r.iterations <= 3, "{}", r.iterations);
+}

@@ -186,6 +186,45 @@ pub struct TreeModel {
     pub tree: AxisTree,
 }
 
+/// Checks trees read from model file `path` against the model around them (a file edited
+/// or damaged by hand must be an error, not a panic at predict): as many feature names as
+/// encoded features, and every tree valid for them ([`AxisTree::check`]) with one value
+/// per class (one for regression).
+pub(crate) fn check_trees(
+    path: &Path,
+    task: &TreeTask,
+    feature_names: &[String],
+    encoding: &Encoding,
+    trees: &[AxisTree],
+) -> Result<()> {
+    let bad = |message: String| GlassboxError::Model {
+        file: path.display().to_string(),
+        message,
+    };
+    let features = encoding.n_features();
+    if feature_names.len() != features {
+        return Err(bad(format!(
+            "{} feature names but the encoding gives {features} features",
+            feature_names.len()
+        )));
+    }
+    let values = match task {
+        TreeTask::Classification { classes } if classes.is_empty() => {
+            return Err(bad("the model has no classes".to_string()))
+        }
+        TreeTask::Classification { classes } => classes.len(),
+        TreeTask::Regression { .. } => 1,
+    };
+    if trees.is_empty() {
+        return Err(bad("the model has no trees".to_string()));
+    }
+    for (k, tree) in trees.iter().enumerate() {
+        tree.check(features, values)
+            .map_err(|m| bad(format!("tree {k}: {m}")))?;
+    }
+    Ok(())
+}
+
 /// The learners whose model file is a [`TreeModel`].
 pub const TREE_MODEL_KINDS: &[&str] = &[NAME, "tao", "tmo"];
 
@@ -199,7 +238,17 @@ impl TreeModel {
     pub fn load(path: &Path) -> Result<Self> {
         let kind = crate::model::model_kind(path)?;
         match TREE_MODEL_KINDS.iter().find(|k| **k == kind) {
-            Some(k) => crate::model::load_json(path, k),
+            Some(k) => {
+                let model: TreeModel = crate::model::load_json(path, k)?;
+                check_trees(
+                    path,
+                    &model.task,
+                    &model.feature_names,
+                    &model.encoding,
+                    std::slice::from_ref(&model.tree),
+                )?;
+                Ok(model)
+            }
             None => Err(GlassboxError::Model {
                 file: path.display().to_string(),
                 message: format!(

@@ -105,6 +105,48 @@ impl AxisTree {
         }
     }
 
+    /// Checks what predicting relies on, for a tree read from a file: every branch tests
+    /// one of `features` features and names existing children, each node is reached once
+    /// from the root (no cycle), and every node holds `values` numbers. The message says
+    /// what is wrong.
+    pub fn check(&self, features: usize, values: usize) -> std::result::Result<(), String> {
+        if self.nodes.is_empty() {
+            return Err("the tree has no nodes".to_string());
+        }
+        let mut reached = vec![false; self.nodes.len()];
+        let mut stack = vec![0];
+        while let Some(t) = stack.pop() {
+            if std::mem::replace(&mut reached[t], true) {
+                return Err(format!("node {t} is reached twice (the tree has a cycle)"));
+            }
+            let node = &self.nodes[t];
+            if node.value.len() != values {
+                return Err(format!(
+                    "node {t} holds {} value(s), expected {values}",
+                    node.value.len()
+                ));
+            }
+            if let Some(b) = &node.branch {
+                if b.split.feature >= features {
+                    return Err(format!(
+                        "node {t} tests feature {} but the model has {features}",
+                        b.split.feature
+                    ));
+                }
+                for child in [b.left, b.right] {
+                    if child >= self.nodes.len() {
+                        return Err(format!(
+                            "node {t} names child {child} but the tree has {} nodes",
+                            self.nodes.len()
+                        ));
+                    }
+                    stack.push(child);
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// The leaf row `i` of `x` reaches.
     pub fn leaf_of(&self, x: &DMatrix<f64>, i: usize) -> usize {
         self.leaf_from(0, x, i)

@@ -48,7 +48,17 @@ pub(super) fn run_heuristic(
         if regression {
             data::random_split(n, config.split.test_fraction, seed)
         } else {
-            data::stratified_split(&class_y, config.split.test_fraction, seed)
+            let classes = match &task {
+                TreeTask::Classification { classes } => classes.as_slice(),
+                TreeTask::Regression { .. } => &[],
+            };
+            data::stratified_split_named(
+                &class_y,
+                config.split.test_fraction,
+                seed,
+                &table.source,
+                classes,
+            )
         }
     })?;
     let n_classes = match &task {

@@ -8,7 +8,7 @@
 //! `multistart.seed` do not apply (a MILP backend searches globally).
 
 use super::{progress_bar, ExperimentConfig, MilpStats, ResultsWriter, RunOutcome, SolveRecord};
-use crate::data::{self, ClassificationData, MinMaxScaler};
+use crate::data::{ClassificationData, MinMaxScaler};
 use crate::formulation::MilpClassifierFormulation;
 use crate::metrics;
 use crate::model::Classifier;
@@ -34,7 +34,7 @@ pub(super) fn run_milp_formulation<F: MilpClassifierFormulation>(
         None => None,
     };
     let splits = config.splits(data.n_samples(), fixed_train, |seed| {
-        data::stratified_split(&data.y, config.split.test_fraction, seed)
+        data.stratified_split(config.split.test_fraction, seed)
     })?;
 
     let mut writer = ResultsWriter::create(out_dir, results_path)?;

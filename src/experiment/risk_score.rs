@@ -7,7 +7,7 @@ use super::{
     mean_std, run_progress_bar, solves_line, ExperimentConfig, MilpStats, ResultsWriter,
     RunOutcome, SolveRecord,
 };
-use crate::data::{self, ClassificationData};
+use crate::data::ClassificationData;
 use crate::formulation::ReportedParams;
 use crate::formulations::logloss_tangents::logistic_loss;
 use crate::formulations::risk_score::{self, RiskScoreConfig, RiskScoreModel};
@@ -62,7 +62,7 @@ pub(super) fn run_risk_score(
     }
     let solver = registry::milp_solver(&config.solver.name, &config.solver.options)?;
     let splits = config.splits(data.n_samples(), fixed_train, |seed| {
-        data::stratified_split(&data.y, config.split.test_fraction, seed)
+        data.stratified_split(config.split.test_fraction, seed)
     })?;
     let mut writer = ResultsWriter::create(out_dir, results_path)?;
     let bar = run_progress_bar(config, splits.len(), false, progress);

@@ -1,0 +1,412 @@
+//! Hostile inputs through the `glassbox` command, end to end: every one is either a single
+//! error line with exit status 1 and no results file, or a documented, sensible behaviour
+//! (exit 0): never a panic. The inputs are issue #9's list: an empty file, a header only,
+//! ragged rows, duplicate column names, non-UTF-8 bytes, NaN and infinity cells, a constant
+//! column, a constant target, one row per class, 10^6 columns, a label never seen in
+//! training at predict time, a model file from another formulation, and configs with a
+//! negative time limit or lambda.
+//!
+//! The fast learners (CART: no solver; logistic_l1 on IPOPT) keep the whole file to a few
+//! seconds.
+
+use glassbox::data::{CsvOptions, MinMaxScaler, Table};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn glassbox(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_glassbox"))
+        .args(args)
+        .output()
+        .expect("the glassbox binary runs")
+}
+
+/// A scratch folder holding the files of one test.
+struct Scratch(tempfile::TempDir);
+
+impl Scratch {
+    fn new() -> Self {
+        Scratch(tempfile::tempdir().unwrap())
+    }
+
+    fn path(&self, name: &str) -> PathBuf {
+        self.0.path().join(name)
+    }
+
+    fn write(&self, name: &str, bytes: impl AsRef<[u8]>) -> String {
+        let p = self.path(name);
+        std::fs::write(&p, bytes).unwrap();
+        p.to_str().unwrap().to_string()
+    }
+
+    /// Runs a config with `data.path` = `data` (a file of this folder), the formulation
+    /// and solver tables given, one split; returns the output and the out folder.
+    fn run(&self, data: &str, formulation: &str, solver: &str) -> (Output, PathBuf) {
+        let config = format!(
+            "[data]\npath = \"{data}\"\n[split]\nrepeats = 1\ntest_fraction = 0.25\n\
+             [formulation]\n{formulation}\n{solver}\n"
+        );
+        let config = self.write("config.toml", config);
+        let out = self.path("out");
+        let output = glassbox(&["run", &config, "--out", out.to_str().unwrap(), "--force"]);
+        (output, out)
+    }
+}
+
+const CART: &str = "name = \"cart\"\ndepth = 2";
+const CART_REGRESSION: &str = "name = \"cart\"\ncriterion = \"squared_error\"\ndepth = 2";
+const LOGISTIC: &str = "name = \"logistic_l1\"\nlambda = 0.01";
+const IPOPT: &str = "[solver]\nname = \"ipopt\"\ntime_limit = 20.0";
+
+/// Asserts a clean failure: exit status 1, one line on stderr starting `error: ` and
+/// holding every needle, no panic, no results file in `out`.
+fn assert_error(output: &Output, out: &Path, needles: &[&str]) {
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "stderr: {stderr}");
+    assert_eq!(stderr.trim_end().lines().count(), 1, "one line: {stderr}");
+    assert!(stderr.starts_with("error: "), "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    for n in needles {
+        assert!(stderr.contains(n), "'{n}' not in: {stderr}");
+    }
+    assert!(!out.join("results.jsonl").exists(), "results were written");
+}
+
+/// Asserts a successful run; returns its results lines.
+fn assert_success(output: &Output, out: &Path) -> Vec<serde_json::Value> {
+    assert!(
+        output.status.success(),
+        "stderr: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    std::fs::read_to_string(out.join("results.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+/// 24 rows, two numeric features and a categorical one, labels `a` / `b` by x1 + x2.
+fn classification_csv() -> String {
+    let mut text = String::from("x1,x2,color,target\n");
+    for i in 0..24 {
+        let (x1, x2) = (i as f64 * 0.37 % 5.0, (i * 7 % 11) as f64 - 5.0);
+        let color = ["red", "green", "blue"][i % 3];
+        let label = if x1 + x2 > 0.0 { "a" } else { "b" };
+        text.push_str(&format!("{x1},{x2},{color},{label}\n"));
+    }
+    text
+}
+
+#[test]
+fn empty_file() {
+    let s = Scratch::new();
+    let data = s.write("d.csv", "");
+    let (output, out) = s.run(&data, CART, "");
+    assert_error(&output, &out, &["d.csv", "the file is empty"]);
+}
+
+#[test]
+fn header_only() {
+    let s = Scratch::new();
+    let data = s.write("d.csv", "x1,x2,target\n");
+    let (output, out) = s.run(&data, CART, "");
+    assert_error(&output, &out, &["d.csv", "no data rows"]);
+}
+
+#[test]
+fn ragged_rows() {
+    let s = Scratch::new();
+    let data = s.write("d.csv", "x1,x2,target\n1,2,a\n3,b\n4,5,b\n");
+    let (output, out) = s.run(&data, CART, "");
+    assert_error(&output, &out, &["line 3 has 2 field(s)", "header has 3"]);
+    let data = s.write("e.csv", "x1,x2,target\n1,2,a\n3,4,5,b\n");
+    let (output, out) = s.run(&data, CART, "");
+    assert_error(&output, &out, &["line 3 has 4 field(s)"]);
+}
+
+#[test]
+fn duplicate_column_names() {
+    let s = Scratch::new();
+    let data = s.write("d.csv", "x1,x2, x1 ,target\n1,2,3,a\n4,5,6,b\n");
+    let (output, out) = s.run(&data, CART, "");
+    assert_error(&output, &out, &["'x1' appears twice", "columns 1 and 3"]);
+}
+
+#[test]
+fn non_utf8_bytes() {
+    let s = Scratch::new();
+    let data = s.write("d.csv", b"x1,x2,target\n1,2,a\n3,\xff\xfe,b\n".as_slice());
+    let (output, out) = s.run(&data, CART, "");
+    assert_error(&output, &out, &["column 'x2', line 3", "not valid UTF-8"]);
+    let data = s.write("h.csv", b"x1,\xc3\x28,target\n1,2,a\n".as_slice());
+    let (output, out) = s.run(&data, CART, "");
+    assert_error(&output, &out, &["header column 2", "not valid UTF-8"]);
+}
+
+#[test]
+fn nan_and_infinity_cells() {
+    let s = Scratch::new();
+    for cell in ["NaN", "nan", "inf", "-infinity", "1e400"] {
+        let data = s.write("d.csv", format!("x1,x2,target\n1,2,a\n3,{cell},b\n5,6,a\n"));
+        let (output, out) = s.run(&data, CART, "");
+        assert_error(
+            &output,
+            &out,
+            &["column 'x2', line 3", cell, "not a finite number"],
+        );
+    }
+    // In a regression target as well.
+    let data = s.write("r.csv", "x1,target\n1,2\n3,inf\n5,6\n");
+    let (output, out) = s.run(&data, CART_REGRESSION, "");
+    assert_error(
+        &output,
+        &out,
+        &["column 'target', line 3", "not a finite number"],
+    );
+}
+
+/// Documented: a constant column scales to 0 (scale 1, see `MinMaxScaler`), is never used by
+/// a split, and the model still fits and predicts.
+#[test]
+fn constant_column_is_harmless() {
+    let s = Scratch::new();
+    let mut text = String::from("x1,constant,target\n");
+    for i in 0..24 {
+        text.push_str(&format!(
+            "{},7.5,{}\n",
+            i,
+            if i % 2 == 0 { "a" } else { "b" }
+        ));
+    }
+    let data = s.write("d.csv", text);
+    let (output, out) = s.run(&data, LOGISTIC, IPOPT);
+    let results = assert_success(&output, &out);
+    assert_eq!(results.len(), 1);
+    assert!(results[0]["train_accuracy"].as_f64().unwrap().is_finite());
+    let predict = glassbox(&[
+        "predict",
+        out.join("models/split-0.json").to_str().unwrap(),
+        &data,
+    ]);
+    assert!(predict.status.success());
+    assert!(String::from_utf8_lossy(&predict.stdout).contains("accuracy"));
+}
+
+/// A constant classification target is an error (one class); a constant regression target
+/// is documented to fit the constant.
+#[test]
+fn constant_target() {
+    let s = Scratch::new();
+    let data = s.write("c.csv", "x1,target\n1,a\n2,a\n3,a\n4,a\n");
+    let (output, out) = s.run(&data, CART, "");
+    assert_error(&output, &out, &["single class 'a'", "at least two"]);
+
+    let data = s.write("r.csv", "x1,target\n1,3.5\n2,3.5\n3,3.5\n4,3.5\n5,3.5\n");
+    let (output, out) = s.run(&data, CART_REGRESSION, "");
+    assert_success(&output, &out);
+    let predict = glassbox(&[
+        "predict",
+        out.join("models/split-0.json").to_str().unwrap(),
+        &data,
+    ]);
+    assert!(predict.status.success());
+    let stdout = String::from_utf8_lossy(&predict.stdout);
+    assert_eq!(
+        stdout.lines().filter(|l| *l == "3.5").count(),
+        5,
+        "{stdout}"
+    );
+}
+
+#[test]
+fn one_row_per_class() {
+    let s = Scratch::new();
+    let data = s.write("d.csv", "x1,target\n1,a\n2,b\n3,c\n");
+    let (output, out) = s.run(&data, CART, "");
+    assert_error(
+        &output,
+        &out,
+        &["d.csv", "class 'a' has only 1 sample", "at least 2"],
+    );
+    let (output, out) = s.run(
+        &data,
+        "name = \"oct\"\ndepth = 2",
+        "[solver]\nname = \"cbc\"",
+    );
+    assert_error(&output, &out, &["d.csv", "class 'a' has only 1 sample"]);
+}
+
+/// A header of 10^6 columns (about 7 MB) and `rows` data rows; column 0 separates the
+/// classes `a` / `b`, the others are noise. `last` names the last feature column.
+fn wide_csv(rows: usize, last: &str) -> String {
+    let p = 1_000_000;
+    let mut text = String::with_capacity((rows + 1) * p * 8);
+    for j in 0..p - 1 {
+        text.push_str(&format!("c{j},"));
+    }
+    text.push_str(&format!("{last},target\n"));
+    for i in 0..rows {
+        for j in 0..p {
+            let v = if j == 0 { i % 2 } else { j % 3 };
+            text.push_str(&format!("{v},"));
+        }
+        text.push_str(if i % 2 == 0 { "a\n" } else { "b\n" });
+    }
+    text
+}
+
+/// 10^6 feature columns are read, encoded, scaled and split (in linear time: the header's
+/// duplicate check and the encoding's match by name are hash lookups). A whole
+/// `glassbox run` of CART on such a file works too but takes tens of seconds in the dev
+/// profile (README, "Reliability"), so the end-to-end test below is the error path.
+#[test]
+fn a_million_columns_are_read_encoded_and_scaled() {
+    let text = wide_csv(4, "c999999");
+    let table = Table::from_reader("wide.csv", text.as_bytes(), &CsvOptions::default()).unwrap();
+    assert_eq!(table.feature_names.len(), 1_000_000);
+    let data = table.encode_classification().unwrap();
+    assert_eq!((data.n_samples(), data.n_features()), (4, 1_000_000));
+    let scaler = MinMaxScaler::fit(&data.x);
+    let z = scaler.transform(&data.x);
+    assert_eq!(z[(1, 0)], 1.0);
+    assert_eq!(z[(1, 1)], 0.0); // a constant column maps to 0
+    let (train, test) = data.stratified_split(0.5, 1).unwrap();
+    assert_eq!((train.len(), test.len()), (2, 2));
+}
+
+/// A duplicate name at the end of a 10^6-column header is found at once (the check was
+/// quadratic: 5 * 10^11 comparisons).
+#[test]
+fn a_million_columns_with_a_duplicate_name() {
+    let s = Scratch::new();
+    let data = s.write("wide.csv", wide_csv(2, "c17"));
+    let (output, out) = s.run(&data, "name = \"cart\"\ndepth = 1", "");
+    assert_error(
+        &output,
+        &out,
+        &["'c17' appears twice", "columns 18 and 1000000"],
+    );
+}
+
+/// Documented (`glassbox predict`): a row whose label the model never saw is predicted as
+/// usual and counted as an error, with a note; a feature level never seen is an error.
+#[test]
+fn label_never_seen_in_training() {
+    let s = Scratch::new();
+    let data = s.write("d.csv", classification_csv());
+    let (output, out) = s.run(&data, CART, "");
+    assert_success(&output, &out);
+    let model = out.join("models/split-0.json");
+    let new = s.write("new.csv", "x1,x2,color,target\n1,2,red,a\n1,2,red,zzz\n");
+    let predict = glassbox(&["predict", model.to_str().unwrap(), &new]);
+    assert!(predict.status.success());
+    let stdout = String::from_utf8_lossy(&predict.stdout);
+    assert!(
+        stdout.contains("note: 1 rows have a label the model was not trained on"),
+        "{stdout}"
+    );
+
+    let new = s.write("level.csv", "x1,x2,color,target\n1,2,purple,a\n");
+    let predict = glassbox(&["predict", model.to_str().unwrap(), &new]);
+    assert_error(
+        &predict,
+        &out.join("none"),
+        &["level 'purple' was not seen"],
+    );
+}
+
+#[test]
+fn model_file_from_another_formulation() {
+    let s = Scratch::new();
+    let data = s.write("d.csv", classification_csv());
+    let (output, out) = s.run(&data, CART, "");
+    assert_success(&output, &out);
+    let cart_model = out.join("models/split-0.json");
+    let cart_model = cart_model.to_str().unwrap();
+
+    // As a warm start of another formulation.
+    let config = format!(
+        "[data]\npath = \"{data}\"\n[formulation]\nname = \"logistic_l1\"\n{IPOPT}\n\
+         [multistart]\nwarm_start = \"{cart_model}\"\n"
+    );
+    let config = s.write("warm.toml", config);
+    let out2 = s.path("out2");
+    let output = glassbox(&["run", &config, "--out", out2.to_str().unwrap()]);
+    assert_error(
+        &output,
+        &out2,
+        &["this is a 'cart' model, expected a 'logistic_l1' model"],
+    );
+
+    // To a command that needs another kind.
+    let output = glassbox(&["explain", cart_model, &data, "--out", "/dev/null"]);
+    assert_error(
+        &output,
+        &out2,
+        &["explain works on S-ORRT models", "'cart'"],
+    );
+
+    // A JSON file that is no model, and a model whose kind no loader knows.
+    let other = s.write(
+        "other.json",
+        "{\"glassbox_model\": \"nonesuch\", \"model\": {}}",
+    );
+    let output = glassbox(&["predict", &other, &data]);
+    assert_error(&output, &out2, &["'nonesuch' models cannot be used"]);
+    let other = s.write("plain.json", "[1, 2, 3]");
+    let output = glassbox(&["show", &other]);
+    assert_error(&output, &out2, &["not a glassbox model"]);
+}
+
+#[test]
+fn negative_time_limit_iteration_limit_or_lambda() {
+    let s = Scratch::new();
+    let data = s.write("d.csv", classification_csv());
+    for (solver, needle) in [
+        ("time_limit = -1.0", "time_limit must be a positive number"),
+        ("time_limit = nan", "time_limit must be a positive number"),
+        ("iteration_limit = -5", "iteration_limit"),
+    ] {
+        let (output, out) = s.run(
+            &data,
+            LOGISTIC,
+            &format!("[solver]\nname = \"ipopt\"\n{solver}"),
+        );
+        assert_error(&output, &out, &[needle]);
+    }
+    for (formulation, solver, needle) in [
+        (
+            "name = \"logistic_l1\"\nlambda = -0.5",
+            IPOPT,
+            "lambda must be a finite number >= 0",
+        ),
+        (
+            "name = \"sorct\"\ndepth = 1\nlambda_local = -1.0",
+            IPOPT,
+            "lambda_local must be >= 0",
+        ),
+        (
+            "name = \"l0tree\"\ndepth = 1\nlambda_global = -1.0",
+            IPOPT,
+            "lambda_global must be >= 0",
+        ),
+        (
+            "name = \"loss_tree\"\ndepth = 1\nlambda = -1.0",
+            "[solver]\nname = \"highs\"",
+            "lambda must be >= 0",
+        ),
+        (
+            "name = \"oct\"\ndepth = 1\nalpha = -1.0",
+            "[solver]\nname = \"cbc\"",
+            "alpha must be a number >= 0",
+        ),
+        (
+            "name = \"cart\"\nccp_alpha = -1.0",
+            "",
+            "ccp_alpha must be a finite number >= 0",
+        ),
+    ] {
+        let (output, out) = s.run(&data, formulation, solver);
+        assert_error(&output, &out, &[needle]);
+    }
+}
