@@ -805,9 +805,25 @@ impl LogisticL1Model {
         crate::model::save_json(path, NAME, self)
     }
 
-    /// Loads a model saved by [`LogisticL1Model::save`].
+    /// Loads a model saved by [`LogisticL1Model::save`], checking its sizes.
     pub fn load(path: &Path) -> Result<Self> {
-        crate::model::load_json(path, NAME)
+        let model: Self = crate::model::load_json(path, NAME)?;
+        let p = model.encoding.n_features();
+        let w = &model.coefficients;
+        let columns = if model.classes.len() == 2 {
+            1
+        } else {
+            model.classes.len()
+        };
+        crate::model::check_sizes(path, &model.scaler, &model.encoding, (0, 0), || {
+            vec![
+                ("the number of feature names", model.feature_names.len(), p),
+                ("the rows of the weights", w.weights.nrows(), p),
+                ("the columns of the weights", w.weights.ncols(), columns),
+                ("the number of intercepts", w.intercepts.len(), columns),
+            ]
+        })?;
+        Ok(model)
     }
 }
 

@@ -907,6 +907,20 @@ impl MinMaxScaler {
         self.min.len()
     }
 
+    /// Checks, for a model read from a file, that the scaler fits `encoding`'s features
+    /// (predicting relies on it); the message says what disagrees.
+    pub fn check_against(&self, encoding: &Encoding) -> std::result::Result<(), String> {
+        let p = encoding.n_features();
+        if self.min.len() != p || self.max.len() != p {
+            return Err(format!(
+                "the scaler has {} minimum(s) and {} maximum(s) but the encoding gives {p} features",
+                self.min.len(),
+                self.max.len()
+            ));
+        }
+        Ok(())
+    }
+
     /// The scale of feature `j`: `max - min`, or 1 for a constant column.
     ///
     /// # Panics

@@ -104,6 +104,38 @@ pub fn load_json<T: DeserializeOwned>(path: &Path, kind: &str) -> Result<T> {
     Ok(envelope.model)
 }
 
+/// For a model read from `path`, checks the sizes predicting relies on: the scaler fits
+/// the encoding, the depth is at most `max_depth` (a larger one would size heaps of
+/// 2^depth nodes), and each `(what, found, expected)` agrees. The error names the first
+/// that does not (the fuzzer found hand-made files whose sizes disagree panicking at
+/// predict).
+pub fn check_sizes(
+    path: &Path,
+    scaler: &crate::data::MinMaxScaler,
+    encoding: &crate::data::Encoding,
+    depth: (usize, usize),
+    sizes: impl FnOnce() -> Vec<(&'static str, usize, usize)>,
+) -> Result<()> {
+    let bad = |message: String| GlassboxError::Model {
+        file: path.display().to_string(),
+        message,
+    };
+    scaler.check_against(encoding).map_err(bad)?;
+    let (depth, max_depth) = depth;
+    if depth > max_depth {
+        return Err(bad(format!("depth {depth} is above {max_depth}")));
+    }
+    match sizes()
+        .into_iter()
+        .find(|(_, found, expected)| found != expected)
+    {
+        Some((what, found, expected)) => {
+            Err(bad(format!("{what} is {found}, expected {expected}")))
+        }
+        None => Ok(()),
+    }
+}
+
 /// The formulation name a saved model file declares.
 pub fn model_kind(path: &Path) -> Result<String> {
     let text = std::fs::read_to_string(path).map_err(|e| GlassboxError::io(path, e))?;

@@ -221,7 +221,57 @@ impl OctModel {
                 ),
             });
         }
-        crate::model::load_json(path, &kind)
+        let model: OctModel = crate::model::load_json(path, &kind)?;
+        model.check().map_err(|message| GlassboxError::Model {
+            file: path.display().to_string(),
+            message,
+        })?;
+        Ok(model)
+    }
+
+    /// Checks what predicting and printing rely on, for a model read from a file: the heap
+    /// sizes of its depth, splits on existing features, leaf classes and counts that match
+    /// the classes, a scaler that fits the encoding.
+    fn check(&self) -> std::result::Result<(), String> {
+        // Depth 4 is the formulation's limit; a larger one would be a heap of 2^depth nodes.
+        if self.depth == 0 || self.depth > 4 {
+            return Err(format!("depth {} is outside 1..=4", self.depth));
+        }
+        let shape = TreeShape::new(self.depth);
+        if self.nodes.len() != shape.num_branches() || self.leaves.len() != shape.num_leaves() {
+            return Err(format!(
+                "{} branch node(s) and {} leaves, expected {} and {} at depth {}",
+                self.nodes.len(),
+                self.leaves.len(),
+                shape.num_branches(),
+                shape.num_leaves(),
+                self.depth
+            ));
+        }
+        self.scaler.check_against(&self.encoding)?;
+        let p = self.encoding.n_features();
+        if self.feature_names.len() != p {
+            return Err(format!(
+                "{} feature names but the encoding gives {p} features",
+                self.feature_names.len()
+            ));
+        }
+        for (t, split) in self.nodes.iter().enumerate() {
+            if let Some(&(j, _)) = split.iter().flat_map(|s| &s.weights).find(|(j, _)| *j >= p) {
+                return Err(format!("node {t} tests feature {j} but the model has {p}"));
+            }
+        }
+        let k = self.classes.len();
+        for (l, leaf) in self.leaves.iter().enumerate() {
+            if leaf.class >= k || leaf.counts.len() != k {
+                return Err(format!(
+                    "leaf {l} predicts class {} with {} count(s) but the model has {k} classes",
+                    leaf.class,
+                    leaf.counts.len()
+                ));
+            }
+        }
+        Ok(())
     }
 }
 

@@ -201,9 +201,31 @@ impl SorctModel {
         crate::model::save_json(path, NAME, self)
     }
 
-    /// Loads a model saved by [`SorctModel::save`].
+    /// Loads a model saved by [`SorctModel::save`], checking its sizes.
     pub fn load(path: &Path) -> Result<Self> {
-        crate::model::load_json(path, NAME)
+        let model: Self = crate::model::load_json(path, NAME)?;
+        let p = model.encoding.n_features();
+        let (branches, leaves) = (
+            (1usize << model.depth.min(12)) - 1,
+            1usize << model.depth.min(12),
+        );
+        crate::model::check_sizes(
+            path,
+            &model.scaler,
+            &model.encoding,
+            (model.depth, 12),
+            || {
+                vec![
+                    ("the number of feature names", model.feature_names.len(), p),
+                    ("the rows of a", model.a.nrows(), p),
+                    ("the columns of a", model.a.ncols(), branches),
+                    ("the length of mu", model.mu.len(), branches),
+                    ("the rows of c", model.c.nrows(), model.classes.len()),
+                    ("the columns of c", model.c.ncols(), leaves),
+                ]
+            },
+        )?;
+        Ok(model)
     }
 }
 

@@ -240,9 +240,30 @@ impl SorrtModel {
         crate::model::save_json(path, NAME, self)
     }
 
-    /// Loads a model saved by [`SorrtModel::save`].
+    /// Loads a model saved by [`SorrtModel::save`], checking its sizes.
     pub fn load(path: &Path) -> Result<Self> {
-        crate::model::load_json(path, NAME)
+        let model: Self = crate::model::load_json(path, NAME)?;
+        let p = model.encoding.n_features();
+        let nodes = (1usize << (model.depth.min(12) + 1)) - 1;
+        crate::model::check_sizes(
+            path,
+            &model.scaler,
+            &model.encoding,
+            (model.depth, 12),
+            || {
+                vec![
+                    ("the number of feature names", model.feature_names.len(), p),
+                    ("the rows of a", model.a.nrows(), p),
+                    (
+                        "the columns of a (branch and leaf nodes)",
+                        model.a.ncols(),
+                        nodes,
+                    ),
+                    ("the length of mu", model.mu.len(), nodes),
+                ]
+            },
+        )?;
+        Ok(model)
     }
 }
 
