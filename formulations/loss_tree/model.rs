@@ -85,9 +85,9 @@ impl LossTreeModel {
             .collect()
     }
 
-    /// The per-node probabilities of each row of raw features `x`: `(node, sigmoid(w_t . x
-    /// + b_t))` along its path, root first (the confidence of going right at an upper node;
-    /// at the last node of a logistic tree, P(y = +1 | x)).
+    /// The per-node probabilities of each row of raw features `x`: `(node, sigmoid(score))`
+    /// along its path, root first, the score being `w_t . x + b_t` (the confidence of going
+    /// right at an upper node; at the last node of a logistic tree, P(y = +1 | x)).
     pub fn node_probabilities(&self, x: &DMatrix<f64>) -> Vec<Vec<(usize, f64)>> {
         self.paths_scaled(&self.scaler.transform(x))
             .into_iter()
