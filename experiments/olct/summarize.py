@@ -23,6 +23,7 @@ datasets = sorted({d for d, _, _ in runs})
 print("| data set | splits | OLCT bal. acc. | CART bal. acc. | OLCT status (gap, s) |")
 print("|---|---|---|---|---|")
 olct_all, cart_all = [], []
+olct_means, cart_means = [], []
 for d in datasets:
     splits = sorted(s for (dd, m, s) in runs if dd == d and m == "olct" and (d, "cart", s) in runs)
     if not splits:
@@ -31,6 +32,8 @@ for d in datasets:
     c = [runs[(d, "cart", s)]["test_balanced_accuracy"] for s in splits]
     olct_all += o
     cart_all += c
+    olct_means.append(statistics.mean(o))
+    cart_means.append(statistics.mean(c))
     status = "; ".join(
         "{} ({}, {:.0f})".format(
             runs[(d, "olct", s)]["status"],
@@ -42,5 +45,6 @@ for d in datasets:
     print(f"| {d} | {len(splits)} | {statistics.mean(o):.4f} | {statistics.mean(c):.4f} | {status} |")
 if olct_all:
     print(f"| **mean over {len(olct_all)} instances** | | **{statistics.mean(olct_all):.4f}** | **{statistics.mean(cart_all):.4f}** | |")
+    print(f"| **mean over {len(olct_means)} data sets** | | **{statistics.mean(olct_means):.4f}** | **{statistics.mean(cart_means):.4f}** | |")
     wins = sum(o >= c for o, c in zip(olct_all, cart_all))
     print(f"\nOLCT >= CART on {wins} of {len(olct_all)} instances.")
