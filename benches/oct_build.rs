@@ -9,12 +9,19 @@
 //! each size prints the MILP's columns, rows and nonzeros. The greedy MIP start is timed too
 //! (`greedy_start`), as a run builds it before every solve.
 //!
+//! `olct_build` times building the OLCT MILP (`loss_tree`, `loss = "logloss"`, V0, depth 2:
+//! the "under 1 s" target) on N = 10,000 rows x p = 100 features of synthetic data
+//! (uniform features, labels from a random hyperplane; the build depends on the sizes only).
+//!
 //! Depends on the library's public API only.
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use glassbox::data::{CsvOptions, MinMaxScaler, Table};
+use glassbox::formulations::logloss_tangents::TangentSet;
+use glassbox::formulations::loss_tree::{Loss, LossTreeConfig};
 use glassbox::formulations::oct::{self, OctParams, SplitKind};
 use nalgebra::DMatrix;
+use rand::{Rng, SeedableRng};
 use std::hint::black_box;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -81,5 +88,46 @@ fn build(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, build);
+/// N rows of p uniform features in [0, 1] and labels from a random hyperplane through the
+/// middle, seeded.
+fn synthetic(n: usize, p: usize) -> (Arc<DMatrix<f64>>, Vec<usize>) {
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(1);
+    let x = DMatrix::from_fn(n, p, |_, _| rng.random::<f64>());
+    let w: Vec<f64> = (0..p).map(|_| rng.random::<f64>() - 0.5).collect();
+    let y = (0..n)
+        .map(|i| usize::from((0..p).map(|j| w[j] * (x[(i, j)] - 0.5)).sum::<f64>() > 0.0))
+        .collect();
+    (Arc::new(x), y)
+}
+
+fn olct_build(c: &mut Criterion) {
+    let mut group = c.benchmark_group("olct_build");
+    group
+        .sample_size(10)
+        .warm_up_time(Duration::from_millis(500))
+        .measurement_time(Duration::from_secs(10));
+    let (n, p) = (10_000, 100);
+    let (x, y) = synthetic(n, p);
+    let config = LossTreeConfig {
+        depth: 2,
+        loss: Loss::Logloss,
+        tangents: TangentSet::V0,
+        lambda: 1.0,
+        ..Default::default()
+    };
+    let problem = config.build(x.clone(), &y).unwrap();
+    eprintln!(
+        "olct D=2 V0 N={n} p={p}: {} columns, {} rows, {} nonzeros",
+        problem.milp.num_columns(),
+        problem.milp.num_rows(),
+        problem.milp.num_nonzeros()
+    );
+    drop(problem);
+    group.bench_function(BenchmarkId::new("olct_V0_D2_p100", n), |b| {
+        b.iter(|| black_box(config.build(x.clone(), &y).unwrap()))
+    });
+    group.finish();
+}
+
+criterion_group!(benches, build, olct_build);
 criterion_main!(benches);

@@ -148,6 +148,24 @@ impl TangentSet {
         margin_constant: f64,
         name: &str,
     ) {
+        self.add_switched_rows(problem, xi, margin_terms, margin_constant, &[], 0.0, name);
+    }
+
+    /// [`TangentSet::add_rows`] with a big-M switch: the rows
+    /// `xi >= f(v_k) + f'(v_k) (margin - v_k) - big_m (1 - sum switch)` bind only when the
+    /// binaries `switch` sum to 1 (OLCT's (3.15): the point reaches the node). An empty
+    /// `switch` with `big_m = 0` gives the plain rows.
+    #[allow(clippy::too_many_arguments)]
+    pub fn add_switched_rows(
+        &self,
+        problem: &mut MilpProblem,
+        xi: usize,
+        margin_terms: &[(usize, f64)],
+        margin_constant: f64,
+        switch: &[usize],
+        big_m: f64,
+        name: &str,
+    ) {
         debug_assert!(problem.columns[xi].lower >= 0.0);
         for (k, line) in self.lines().iter().enumerate() {
             if line.slope == 0.0 && line.intercept == 0.0 {
@@ -161,9 +179,10 @@ impl TangentSet {
                     .filter(|(_, c)| *c != 0.0)
                     .map(|&(j, c)| (j, -line.slope * c)),
             );
+            coefficients.extend(switch.iter().map(|&z| (z, -big_m)));
             problem.add_row(
                 format!("{name}_tangent{k}"),
-                line.intercept + line.slope * margin_constant,
+                line.intercept + line.slope * margin_constant - big_m,
                 f64::INFINITY,
                 coefficients,
             );

@@ -241,4 +241,29 @@ pub trait MilpClassifierFormulation {
     fn reported_params(&self, problem: &Self::Problem) -> ReportedParams;
     /// Local and global sparsity of a model, in percent (delta_L, delta_G).
     fn sparsity(&self, model: &Self::Model) -> (f64, f64);
+    /// The registry name of an NLP backend the formulation needs besides the MILP backend
+    /// (loss-optimal trees: the per-node logistic regressions of the greedy start and of
+    /// OLCT's refinement), or `None`.
+    fn nlp_backend(&self) -> Option<&str> {
+        None
+    }
+    /// The MIP start made with that NLP backend; the runner calls it instead of
+    /// [`MilpClassifierFormulation::heuristic_start`] when `nlp_backend` names one.
+    fn start_with_nlp(
+        &self,
+        problem: &Self::Problem,
+        _nlp: &dyn crate::NlpSolver,
+    ) -> crate::Result<Option<Vec<f64>>> {
+        Ok(self.heuristic_start(problem))
+    }
+    /// Improves the model read from the MILP's solution with that NLP backend (OLCT: the
+    /// refinement of the last layer, the thesis' Remark 1); the identity by default.
+    fn refine(
+        &self,
+        _problem: &Self::Problem,
+        model: Self::Model,
+        _nlp: &dyn crate::NlpSolver,
+    ) -> crate::Result<Self::Model> {
+        Ok(model)
+    }
 }

@@ -403,8 +403,8 @@ fn config_errors_name_the_problem() {
     assert!(e.contains("min_leaf"), "{e}");
     let e = load("name = \"oct_h\"\nmu = 0.0", "name = \"highs\"");
     assert!(e.contains("mu"), "{e}");
-    let e = load("name = \"oct\"\nstart = \"cart\"", "name = \"highs\"");
-    assert!(e.contains("cart") || e.contains("start"), "{e}");
+    let e = load("name = \"oct\"\nstart = \"tmo\"", "name = \"highs\"");
+    assert!(e.contains("tmo") && e.contains("cart"), "{e}");
     // An NLP backend cannot solve a MILP formulation.
     let e = load("name = \"oct\"", "name = \"ipopt\"");
     assert!(e.contains("ipopt") && e.contains("mixed-integer"), "{e}");
@@ -437,4 +437,120 @@ fn greedy_start_is_feasible_at_every_depth() {
             );
         }
     }
+}
+
+/// Both backends prove the same optimum (and at depth 1 the brute force's) on the issue's
+/// acceptance instances: monks-1 at depth 1 (all 124 rows) and depth 2 (every fifth row, 25:
+/// CBC does not prove optimality on every third row within a minute), and a 60-row
+/// stratified sample of iris at depth 1 (at depth 2 OCT's weak relaxation leaves HiGHS
+/// short of a proof after 60 s on this sample, so it is not a test).
+#[test]
+fn monks1_and_an_iris_sample_prove_the_same_optimum_on_both_backends() {
+    let monks = dataset("monks1.csv");
+    let iris = dataset("iris.csv");
+    let (train, _) = glassbox::data::stratified_split(&iris.y, 0.6, 1).unwrap();
+    assert_eq!(train.len(), 60);
+    let every_fifth: Vec<usize> = (0..monks.n_samples()).step_by(5).collect();
+    let all: Vec<usize> = (0..monks.n_samples()).collect();
+    for (name, part, depth) in [
+        ("monks1", monks.rows(&all), 1),
+        ("monks1/5", monks.rows(&every_fifth), 2),
+        ("iris60", iris.rows(&train), 1),
+    ] {
+        let scaler = MinMaxScaler::fit(&part.x);
+        let x = Arc::new(scaler.transform(&part.x));
+        let y = Arc::new(part.y.clone());
+        let k = part.n_classes();
+        let problem =
+            oct::build(oct::NAME, x.clone(), y.clone(), k, params(depth, 0.0, 1)).unwrap();
+        let start = oct::greedy_start(&problem);
+        let objectives: Vec<f64> = ["highs", "cbc"]
+            .iter()
+            .map(|solver| {
+                let r = solve(solver, &problem, Some(start.clone()));
+                assert_eq!(
+                    r.status,
+                    TerminationStatus::Optimal,
+                    "{name} D={depth} {solver}: {}",
+                    r.raw_status
+                );
+                r.objective.unwrap()
+            })
+            .collect();
+        assert!(
+            (objectives[0] - objectives[1]).abs() < 1e-6,
+            "{name} D={depth}: highs {}, cbc {}",
+            objectives[0],
+            objectives[1]
+        );
+        if depth == 1 {
+            let truth = brute_force_depth1(&x, &y, k, 1) as f64 / problem.baseline;
+            assert!(
+                (objectives[0] - truth).abs() < 1e-6,
+                "{name}: OCT {} brute force {truth}",
+                objectives[0]
+            );
+        }
+    }
+}
+
+#[test]
+fn cart_start_is_feasible_and_scores_cart_tree() {
+    let (x, y, part) = subsample("wine.csv", 2, 89);
+    // OCT-H's margin mu may cut through a gap CART split in: then no CART start (and a
+    // run falls back to the greedy tree); with mu = 1e-3 it fits these rows.
+    for (kind, alpha) in [
+        (SplitKind::Axis, 0.01),
+        (SplitKind::Oblique { mu: 1e-3 }, 0.0),
+    ] {
+        let p = OctParams {
+            kind,
+            ..params(2, alpha, 3)
+        };
+        let problem = oct::build(oct::NAME, x.clone(), y.clone(), part.n_classes(), p).unwrap();
+        let start = oct::cart_start(&problem).expect("a feasible CART start");
+        assert!(problem.milp.is_feasible(&start));
+        // Its objective is CART's training errors / Lhat + the penalty of its splits.
+        let cart = glassbox::formulations::cart::CartConfig {
+            depth: Some(2),
+            min_leaf: 3,
+            ..Default::default()
+        };
+        let tree = cart.fit_tree(
+            &x,
+            glassbox::formulations::cart::grow::Targets::Classes {
+                y: &y,
+                n_classes: part.n_classes(),
+            },
+            &vec![1.0; y.len()],
+        );
+        let errors = tree
+            .predict_class(&x)
+            .iter()
+            .zip(y.iter())
+            .filter(|(a, b)| a != b)
+            .count();
+        let splits = tree.splits().len() as f64;
+        let penalty = if matches!(kind, SplitKind::Axis) {
+            alpha * splits
+        } else {
+            0.0
+        };
+        let expected = errors as f64 / problem.baseline + penalty;
+        let got = problem.milp.objective_value(&start);
+        assert!(
+            (got - expected).abs() < 1e-9,
+            "{kind:?}: start {got}, CART {expected}"
+        );
+    }
+    // From config.
+    let dir = tempfile::tempdir().unwrap();
+    let path = write_config(
+        dir.path(),
+        "name = \"oct\"\ndepth = 2\nstart = \"cart\"",
+        "name = \"cbc\"\ntime_limit = 5.0",
+    );
+    let config = ExperimentConfig::load(&path).unwrap();
+    let outcome = experiment::run(&config, &dir.path().join("out"), true, false).unwrap();
+    assert!(outcome.records[0].selected && outcome.records[0].test_accuracy > 0.8);
 }

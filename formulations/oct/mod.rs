@@ -42,6 +42,9 @@ pub enum StartChoice {
     /// The greedy Gini tree of [`greedy`].
     #[default]
     Greedy,
+    /// The CART learner's tree (`formulations/cart`: Gini, `min_leaf` as N_min, grown to
+    /// the depth, not pruned) laid into the complete tree by its BFS encoding.
+    Cart,
     /// No MIP start.
     None,
 }
@@ -121,7 +124,8 @@ pub fn info() -> FormulationInfo {
         ParamSpec {
             name: "start",
             default: "\"greedy\"",
-            help: "MIP start: \"greedy\" (Gini tree) or \"none\"",
+            help:
+                "MIP start: \"greedy\" (Gini tree), \"cart\" (the CART learner's tree) or \"none\"",
         },
     ];
     FormulationInfo {
@@ -159,7 +163,7 @@ pub fn info_h() -> FormulationInfo {
         ParamSpec {
             name: "start",
             default: "\"greedy\"",
-            help: "MIP start: \"greedy\" (axis-aligned Gini tree) or \"none\"",
+            help: "MIP start: \"greedy\" (axis-aligned Gini tree), \"cart\" (the CART learner's tree) or \"none\"",
         },
     ];
     FormulationInfo {
@@ -241,6 +245,43 @@ pub fn greedy_start(problem: &OctProblem) -> Vec<f64> {
         min_gap,
     );
     problem.point_of_axis_tree(&nodes)
+}
+
+/// The MIP start of the CART learner's tree (Gini, `min_leaf` rows per leaf, grown to the
+/// problem's depth) fitted on the problem's rows. CART's rule `x_j <= c` becomes OCT's
+/// `x_j >= v` to the right with `v` the smallest training value above `c`. `None` when the
+/// point is infeasible (an OCT-H margin mu wider than a gap CART split in).
+pub fn cart_start(problem: &OctProblem) -> Option<Vec<f64>> {
+    use crate::formulations::cart::{grow::Targets, CartConfig};
+    let params = &problem.params;
+    let cart = CartConfig {
+        depth: Some(params.depth),
+        min_leaf: params.min_leaf,
+        ..Default::default()
+    };
+    let targets = Targets::Classes {
+        y: &problem.y,
+        n_classes: problem.classes,
+    };
+    let tree = cart.fit_tree(&problem.x, targets, &vec![1.0; problem.y.len()]);
+    let bfs = tree.to_bfs(params.depth).ok()?;
+    let nodes: Vec<Option<(usize, f64)>> = bfs
+        .branch_splits()
+        .into_iter()
+        .map(|split| {
+            let split = split?;
+            let v = problem
+                .x
+                .column(split.feature)
+                .iter()
+                .copied()
+                .filter(|&v| v > split.threshold)
+                .fold(f64::INFINITY, f64::min);
+            v.is_finite().then_some((split.feature, v))
+        })
+        .collect();
+    let point = problem.point_of_axis_tree(&nodes);
+    problem.milp.is_feasible(&point).then_some(point)
 }
 
 /// The fitted model at a MILP point.
@@ -362,6 +403,8 @@ impl<T: OctVariant> MilpClassifierFormulation for T {
     fn heuristic_start(&self, problem: &OctProblem) -> Option<Vec<f64>> {
         match self.start() {
             StartChoice::Greedy => Some(greedy_start(problem)),
+            // An infeasible CART tree (OCT-H's margin) falls back to the greedy tree.
+            StartChoice::Cart => cart_start(problem).or_else(|| Some(greedy_start(problem))),
             StartChoice::None => None,
         }
     }

@@ -2,7 +2,9 @@
 //! [`MilpClassifierFormulation`] (OCT, OCT-H): on every split of the `[split]` protocol the
 //! MILP is built on the scaled training rows and solved once by the MILP backend the config
 //! names, from a MIP start (the model of `multistart.warm_start` if given, else the
-//! formulation's own heuristic start). Each solve appends one line to `results.jsonl`, with
+//! formulation's own heuristic start, made with the formulation's NLP backend when it names
+//! one, e.g. OLCT's greedy logistic tree). The model read from the solution may then be
+//! refined with that backend (OLCT's last layer, Remark 1). Each solve appends one line to `results.jsonl`, with
 //! the classification metrics and the MILP statistics `mip_gap`, `dual_bound` and `nodes`;
 //! the split's model is saved when the backend returned a solution. `multistart.starts` and
 //! `multistart.seed` do not apply (a MILP backend searches globally).
@@ -29,6 +31,10 @@ pub(super) fn run_milp_formulation<F: MilpClassifierFormulation>(
 ) -> Result<RunOutcome> {
     formulation.check(data.n_features(), data.n_classes())?;
     let solver = registry::milp_solver(&config.solver.name, &config.solver.options)?;
+    let nlp = match formulation.nlp_backend() {
+        Some(name) => Some(registry::nlp_solver(name, &crate::SolveOptions::default())?),
+        None => None,
+    };
     let warm_model = match &config.multistart.warm_start {
         Some(p) => Some(formulation.load_model(&config.resolve(p))?),
         None => None,
@@ -46,9 +52,10 @@ pub(super) fn run_milp_formulation<F: MilpClassifierFormulation>(
         let x_train = Arc::new(scaler.transform(&train_data.x));
         let problem =
             formulation.problem(x_train, Arc::new(train_data.y.clone()), data.n_classes())?;
-        let start = match &warm_model {
-            Some(model) => Some(formulation.warm_start(model, &problem, &scaler)?),
-            None => formulation.heuristic_start(&problem),
+        let start = match (&warm_model, &nlp) {
+            (Some(model), _) => Some(formulation.warm_start(model, &problem, &scaler)?),
+            (None, Some(nlp)) => formulation.start_with_nlp(&problem, nlp.as_ref())?,
+            (None, None) => formulation.heuristic_start(&problem),
         };
         let options = config
             .solver
@@ -70,6 +77,10 @@ pub(super) fn run_milp_formulation<F: MilpClassifierFormulation>(
                 data.encoding.clone(),
             )
         });
+        let model = match (model, &nlp) {
+            (Some(model), Some(nlp)) => Some(formulation.refine(&problem, model, nlp.as_ref())?),
+            (model, _) => model,
+        };
         let nan = f64::NAN;
         let (train_acc, test_acc, test_bal, dl, dg) = match &model {
             Some(model) => {
