@@ -107,15 +107,17 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let lo = trees.iter().copied().fold(f64::INFINITY, f64::min);
         let hi = trees.iter().copied().fold(f64::NEG_INFINITY, f64::max);
         println!(
-            "{seed:<5} {cct:.4}  {cart64:.4}  {cart80:.4}  {rf:.4}  {lo:.4}..{hi:.4}  {:>6} ({:>4})  {seconds:>7.1}",
-            fit.epochs, fit.best_epoch
+            "{seed:<5} {cct:.4}  {cart64:.4}  {cart80:.4}  {rf:.4}  {lo:.4}..{hi:.4}  {:>6} ({:>4})  {seconds:>7.1} (forest {:.1}, policy {:.1})",
+            fit.epochs, fit.best_epoch, fit.forest_seconds, fit.policy_seconds
         );
         for (c, v) in columns.iter_mut().zip([cct, cart64, cart80, rf, lo, hi]) {
             c.push(v);
         }
     }
     let names = ["CCT", "CART", "CART 80%", "RF", "worst tree", "best tree"];
-    println!("\n{dataset}, depth {depth}, {n_trees} trees, {seeds} seeds (test accuracy, mean +- sd):");
+    println!(
+        "\n{dataset}, depth {depth}, {n_trees} trees, {seeds} seeds (test accuracy, mean +- sd):"
+    );
     for (name, c) in names.iter().zip(&columns) {
         let (m, s) = mean_sd(c);
         println!("  {name:<11} {m:.4} +- {s:.4}");

@@ -387,8 +387,13 @@ impl HeuristicConfig {
                     seed: mix(c.seed),
                     ..c.clone()
                 };
-                let fit = contextual::fit(&c, name, data.x, data.targets, data.task, data.encoding)?;
-                let what = if name == contextual::CRT { "mse" } else { "accuracy" };
+                let fit =
+                    contextual::fit(&c, name, data.x, data.targets, data.task, data.encoding)?;
+                let what = if name == contextual::CRT {
+                    "mse"
+                } else {
+                    "accuracy"
+                };
                 Ok(HeuristicFit {
                     note: format!(
                         "{} epochs, kept epoch {}; validation {what} {:.4} (best single tree {:.4}, forest {:.4}); mean training reward {:.4}",

@@ -383,7 +383,12 @@ fn explain_contextual(
     let mut text = String::from("row,tree,probability,explanation\n");
     for (i, e) in explanations.iter().enumerate() {
         let line = model.explanation_text(e).replace('"', "\"\"");
-        text.push_str(&format!("{},{},{},\"{line}\"\n", i + 1, e.tree, e.probability));
+        text.push_str(&format!(
+            "{},{},{},\"{line}\"\n",
+            i + 1,
+            e.tree,
+            e.probability
+        ));
     }
     glassbox::model::write_atomically(out, text.as_bytes())
         .with_context(|| format!("writing {}", out.display()))?;

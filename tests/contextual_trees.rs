@@ -1,9 +1,11 @@
 //! Contextual classification and regression trees (thesis chapter 5), feature `torch`:
 //! `scripts/with-torch.sh cargo test --no-default-features --features ipopt,cbc,torch --test contextual_trees`.
 //!
-//! - CCT on spambase (depth-4 trees, a 50-tree forest, one 80/20 split, a short training):
-//!   its test accuracy beats CART's of the same depth on the same split and every single
-//!   tree's of its forest but the best's.
+//! - CCT on spambase as the thesis runs it (depth-4 trees, a 50-tree forest, the default
+//!   training with early stopping; one 80/20 split, 20% of the training rows for
+//!   validation): its test accuracy beats CART's of the same depth fitted on the same
+//!   training rows (the thesis' baseline) and every single tree's of its forest. About
+//!   20-60 s in the dev profile (training stops after about 180 epochs).
 //! - A fit is the same for a seed, another seed gives another network.
 //! - CRT on Boston: its test MSE is below the worst tree's, and it runs from a config, is
 //!   saved, loaded, predicts and explains.
@@ -46,20 +48,34 @@ fn cct_beats_cart_and_the_forests_trees_on_spambase() {
     let x_test = d.x.select_rows(test.iter());
     let y: Vec<usize> = train.iter().map(|&i| d.y[i]).collect();
     let y_test: Vec<usize> = test.iter().map(|&i| d.y[i]).collect();
-    let targets = Targets::Classes { y: &y, n_classes: 2 };
+    let targets = Targets::Classes {
+        y: &y,
+        n_classes: 2,
+    };
     let task = TreeTask::Classification {
         classes: d.classes.clone(),
     };
-    let fit = contextual::fit(&short(), CCT, &x, targets, &task, &d.encoding).unwrap();
+    let config = ContextualConfig::default();
+    let fit = contextual::fit(&config, CCT, &x, targets, &task, &d.encoding).unwrap();
     let model = &fit.model;
     assert_eq!(model.trees.len(), 50);
     assert!(model.trees.iter().all(|t| t.depth() <= 4));
     let cct = accuracy(&y_test, &Classifier::predict(model, &x_test));
+    let (own, _) = contextual::validation_split(targets, config.validation_fraction, 1).unwrap();
+    let x_own = x.select_rows(own.iter());
+    let y_own: Vec<usize> = own.iter().map(|&i| y[i]).collect();
     let cart_tree = CartConfig {
         depth: Some(4),
         ..CartConfig::default()
     }
-    .fit_tree(&x, targets, &vec![1.0; x.nrows()]);
+    .fit_tree(
+        &x_own,
+        Targets::Classes {
+            y: &y_own,
+            n_classes: 2,
+        },
+        &vec![1.0; x_own.nrows()],
+    );
     let cart = accuracy(&y_test, &cart_tree.predict_class(&x_test));
     let mut trees: Vec<f64> = model
         .trees
@@ -72,15 +88,18 @@ fn cct_beats_cart_and_the_forests_trees_on_spambase() {
         fit.epochs, fit.best_epoch, trees[0], trees[49]
     );
     assert!(cct > cart, "CCT {cct} <= CART {cart}");
-    assert!(cct > trees[48], "CCT {cct} <= the second best tree {}", trees[48]);
+    assert!(cct > trees[49], "CCT {cct} <= the best tree {}", trees[49]);
     // The policy uses several trees, and each prediction is its chosen tree's.
     assert!(model.training_choices.iter().filter(|&&c| c > 0).count() >= 2);
     let explained = model.explain(&x_test);
     let predicted = Classifier::predict(model, &x_test);
     for (i, e) in explained.iter().enumerate().take(50) {
         let tree = &model.trees[e.tree];
-        assert_eq!(predicted[i], tree.predict_class(&x_test.rows(i, 1).into_owned())[0]);
-        assert_eq!(e.path.len(), tree.depth().min(e.path.len()));
+        assert_eq!(
+            predicted[i],
+            tree.predict_class(&x_test.rows(i, 1).into_owned())[0]
+        );
+        assert!(!e.path.is_empty() && e.path.len() <= tree.depth());
     }
 }
 
@@ -131,7 +150,11 @@ fn crt_beats_the_worst_tree_and_runs_from_a_config() {
     let outcome = experiment::run(&config, &out, false, false).unwrap();
     let record = &outcome.records[0];
     assert_eq!(record.status, "heuristic");
-    assert!(record.raw_status.contains("epochs"), "{}", record.raw_status);
+    assert!(
+        record.raw_status.contains("epochs"),
+        "{}",
+        record.raw_status
+    );
     let model = ContextualTreeModel::load(&out.join("models/split-0.json")).unwrap();
     assert_eq!(model.learner, CRT);
     // Its test MSE against the trees' on the same rows.
@@ -156,6 +179,9 @@ fn crt_beats_the_worst_tree_and_runs_from_a_config() {
     // Explanations name a tree and a path that ends in its prediction.
     let e = model.explain(&x_test);
     let text = model.explanation_text(&e[0]);
-    assert!(text.starts_with(&format!("tree {} (p ", e[0].tree)), "{text}");
+    assert!(
+        text.starts_with(&format!("tree {} (p ", e[0].tree)),
+        "{text}"
+    );
     assert!(text.contains(" -> target = "), "{text}");
 }

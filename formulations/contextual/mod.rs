@@ -368,11 +368,8 @@ impl DenseLayer {
     /// +-1/sqrt(inputs).
     pub fn random(inputs: usize, outputs: usize, rng: &mut ChaCha8Rng) -> Self {
         let bound = 1.0 / (inputs as f32).sqrt();
-        let mut draw = |n: usize| -> Vec<f32> {
-            (0..n)
-                .map(|_| rng.random_range(-bound..bound))
-                .collect()
-        };
+        let mut draw =
+            |n: usize| -> Vec<f32> { (0..n).map(|_| rng.random_range(-bound..bound)).collect() };
         let weights = draw(inputs * outputs);
         let bias = draw(outputs);
         DenseLayer {
@@ -419,7 +416,12 @@ impl PolicyNetwork {
         let mean: Vec<f64> = (0..p).map(|j| x.column(j).sum() / n).collect();
         let scale = (0..p)
             .map(|j| {
-                let var = x.column(j).iter().map(|v| (v - mean[j]).powi(2)).sum::<f64>() / n;
+                let var = x
+                    .column(j)
+                    .iter()
+                    .map(|v| (v - mean[j]).powi(2))
+                    .sum::<f64>()
+                    / n;
                 if var > 0.0 {
                     var.sqrt()
                 } else {
@@ -732,6 +734,10 @@ pub struct ContextualFit {
     pub forest_validation_score: f64,
     /// The mean reward of the greedy policy on the training part.
     pub training_reward: f64,
+    /// Seconds spent growing the forest and computing the rewards.
+    pub forest_seconds: f64,
+    /// Seconds spent training the policy.
+    pub policy_seconds: f64,
 }
 
 /// The validation part of rows with `targets`, per the module comment: `(train, val)`.
@@ -812,6 +818,7 @@ pub fn fit(
         },
         Targets::Values(_) => Targets::Values(&yv_train),
     };
+    let started = std::time::Instant::now();
     let trees = config.forest(name).fit_trees(&x_train, train_targets)?;
     let rewards = match train_targets {
         Targets::Classes { y, .. } => classification_rewards(&trees, &x_train, y),
@@ -838,7 +845,9 @@ pub fn fit(
         score(&mean, targets, &val)
     };
     let validation = |choice: &[usize]| score_choices(&trees, &x_val, choice, targets, &val);
+    let forest_seconds = started.elapsed().as_secs_f64();
     let trained = policy::train(config, &x_train, &rewards, &validation, &x_val)?;
+    let policy_seconds = started.elapsed().as_secs_f64() - forest_seconds;
     let choices = trained.network.choose(&x_train);
     let mut training_choices = vec![0; trees.len()];
     let mut reward = 0.0;
@@ -864,6 +873,8 @@ pub fn fit(
         best_tree_validation_score: sign * best_tree_validation_score,
         forest_validation_score: sign * forest_validation_score,
         training_reward: reward / choices.len().max(1) as f64,
+        forest_seconds,
+        policy_seconds,
     })
 }
 
@@ -919,9 +930,18 @@ mod tests {
         let trees = stumps();
         let x = DMatrix::from_row_slice(3, 1, &[0.0, 1.0, 1.0]);
         let r = classification_rewards(&trees, &x, &[0, 1, 0]);
-        assert_eq!(r.row(0).iter().copied().collect::<Vec<_>>(), vec![1.0, -1.0]);
-        assert_eq!(r.row(1).iter().copied().collect::<Vec<_>>(), vec![1.0, -1.0]);
-        assert_eq!(r.row(2).iter().copied().collect::<Vec<_>>(), vec![-1.0, 1.0]);
+        assert_eq!(
+            r.row(0).iter().copied().collect::<Vec<_>>(),
+            vec![1.0, -1.0]
+        );
+        assert_eq!(
+            r.row(1).iter().copied().collect::<Vec<_>>(),
+            vec![1.0, -1.0]
+        );
+        assert_eq!(
+            r.row(2).iter().copied().collect::<Vec<_>>(),
+            vec![-1.0, 1.0]
+        );
         // Regression trees predicting 0 and 1 (leaf value [0] of the stumps' left leaf is
         // 1 for tree 0 and 0 for tree 1 at x <= 0.5), and a third predicting 0.5.
         let mut trees = stumps();
@@ -929,12 +949,20 @@ mod tests {
         let x = DMatrix::from_row_slice(2, 1, &[0.0, 0.0]);
         let r = regression_rewards(&trees, &x, &[1.0, 0.5]);
         // Row 0: errors 0, 1, 0.25 -> d = 0, 1, 0.25 -> r = 1, -1, 0.5.
-        assert_eq!(r.row(0).iter().copied().collect::<Vec<_>>(), vec![1.0, -1.0, 0.5]);
+        assert_eq!(
+            r.row(0).iter().copied().collect::<Vec<_>>(),
+            vec![1.0, -1.0, 0.5]
+        );
         // Row 1: errors 0.25, 0.25, 0 -> d = 1, 1, 0.
-        assert_eq!(r.row(1).iter().copied().collect::<Vec<_>>(), vec![-1.0, -1.0, 1.0]);
+        assert_eq!(
+            r.row(1).iter().copied().collect::<Vec<_>>(),
+            vec![-1.0, -1.0, 1.0]
+        );
         // All trees alike: every reward is 1.
         let same = vec![AxisTree::single_leaf(vec![2.0]); 3];
-        assert!(regression_rewards(&same, &x, &[0.0, 1.0]).iter().all(|&v| v == 1.0));
+        assert!(regression_rewards(&same, &x, &[0.0, 1.0])
+            .iter()
+            .all(|&v| v == 1.0));
     }
 
     /// A model whose policy sends x0 <= 0.5 to tree 0 and the rest to tree 1.
@@ -951,6 +979,7 @@ mod tests {
         policy.layers[2].weights = vec![5.0, 0.0, 0.0, 5.0];
         policy.layers[2].bias = vec![0.0, 0.0];
         let table = crate::data::Table::from_reader(
+            "test",
             "x0,target\n0,a\n1,b\n".as_bytes(),
             &crate::data::CsvOptions::default(),
         )
@@ -982,13 +1011,15 @@ mod tests {
             assert!((pi.row(i).sum() - 1.0).abs() < 1e-12);
         }
         let e = m.explain(&x);
-        assert_eq!(e[2].tree, 1);
-        assert_eq!(e[2].path, vec![(0, 0.5, false)]);
-        assert!(e[2].probability > 0.99);
-        let text = m.explanation_text(&e[2]);
-        assert!(text.starts_with("tree 1 (p 1.000): x0 > 0.5"), "{text}");
+        assert_eq!(e[3].tree, 1);
+        assert_eq!(e[3].path, vec![(0, 0.5, false)]);
+        // z = +1: logits 5 and 0.
+        let p = 1.0 / (1.0 + (-5.0f64).exp());
+        assert!((e[3].probability - p).abs() < 1e-9);
+        let text = m.explanation_text(&e[3]);
+        assert!(text.starts_with("tree 1 (p 0.993): x0 > 0.5"), "{text}");
         assert!(text.ends_with("-> class a"), "{text}");
-        assert!(m.describe_text().contains("2-2-2-2"));
+        assert!(m.describe_text().contains("network 1-2-2-2"));
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("m.json");
         m.save(&path).unwrap();

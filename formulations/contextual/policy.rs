@@ -119,6 +119,9 @@ pub fn train(
     x_validation: &DMatrix<f64>,
 ) -> Result<TrainedPolicy> {
     tch::manual_seed(config.seed as i64);
+    // The matrices are small (a batch times ~100 units): one intra-op thread is faster than
+    // several, and much faster on a loaded machine (process-wide setting).
+    tch::set_num_threads(1);
     let mut rng = ChaCha8Rng::seed_from_u64(config.seed);
     rng.set_stream(7);
     let actions = rewards.ncols();
