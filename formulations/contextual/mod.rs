@@ -654,7 +654,7 @@ impl ContextualTreeModel {
         for &b in order.iter().take(3) {
             let _ = writeln!(out, "\ntree {b}:");
             let tree = crate::formulations::cart::TreeModel {
-                learner: format!("tree {b} of the forest"),
+                learner: "cart".to_string(),
                 criterion: self.criterion,
                 task: self.task.clone(),
                 feature_names: self.feature_names.clone(),
