@@ -1,4 +1,4 @@
-//! What the heuristic learners (CART, random forest, TAO, TMO) have in common, as the
+//! What the heuristic learners (CART, random forest, TAO, TMO, CCT / CRT) have in common, as the
 //! experiment runner drives them: a config parsed from the `[formulation]` table, a check
 //! against the task, and a fit on the encoded (unscaled) training rows that returns a
 //! model saved with the formulation's name. No solver is involved.
@@ -7,6 +7,7 @@
 
 use super::cart::grow::Targets;
 use super::cart::{self, CartConfig, TreeModel, TreeTask};
+use super::contextual::{self, ContextualConfig, ContextualTreeModel};
 use super::forest::{self, ForestConfig, ForestModel};
 use super::tao::{self, Tao, TaoConfig};
 use super::tao_oblique::{self, ObliqueTreeModel, TaoObliqueConfig};
@@ -59,6 +60,8 @@ pub enum FittedModel {
     Forest(ForestModel),
     /// An oblique tree.
     Oblique(ObliqueTreeModel),
+    /// A contextual tree (CCT, CRT).
+    Contextual(ContextualTreeModel),
 }
 
 impl FittedModel {
@@ -68,6 +71,7 @@ impl FittedModel {
             FittedModel::Tree(m) => m,
             FittedModel::Forest(m) => m,
             FittedModel::Oblique(m) => m,
+            FittedModel::Contextual(m) => m,
         }
     }
 
@@ -77,6 +81,7 @@ impl FittedModel {
             FittedModel::Tree(m) => Some(m),
             FittedModel::Forest(m) => Some(m),
             FittedModel::Oblique(_) => None,
+            FittedModel::Contextual(m) => Some(m),
         }
     }
 
@@ -86,6 +91,7 @@ impl FittedModel {
             FittedModel::Tree(m) => m.sparsity(),
             FittedModel::Forest(m) => m.sparsity(),
             FittedModel::Oblique(m) => m.sparsity(),
+            FittedModel::Contextual(m) => m.sparsity(),
         }
     }
 
@@ -95,6 +101,7 @@ impl FittedModel {
             FittedModel::Tree(m) => crate::model::save_json(path, kind, m),
             FittedModel::Forest(m) => crate::model::save_json(path, kind, m),
             FittedModel::Oblique(m) => crate::model::save_json(path, kind, m),
+            FittedModel::Contextual(m) => crate::model::save_json(path, kind, m),
         }
     }
 }
@@ -105,6 +112,7 @@ impl Serialize for FittedModel {
             FittedModel::Tree(m) => m.serialize(s),
             FittedModel::Forest(m) => m.serialize(s),
             FittedModel::Oblique(m) => m.serialize(s),
+            FittedModel::Contextual(m) => m.serialize(s),
         }
     }
 }
@@ -135,6 +143,10 @@ pub enum HeuristicConfig {
     Tmo(TmoConfig),
     /// TAO for oblique trees (needs an NLP backend).
     TaoOblique(TaoObliqueConfig),
+    /// Contextual classification tree (needs the `torch` feature to fit).
+    Cct(ContextualConfig),
+    /// Contextual regression tree (needs the `torch` feature to fit).
+    Crt(ContextualConfig),
 }
 
 impl HeuristicConfig {
@@ -152,6 +164,8 @@ impl HeuristicConfig {
             tao::NAME => parse(table).map(HeuristicConfig::Tao),
             tmo::NAME => parse(table).map(HeuristicConfig::Tmo),
             tao_oblique::NAME => parse(table).map(HeuristicConfig::TaoOblique),
+            contextual::CCT => parse(table).map(HeuristicConfig::Cct),
+            contextual::CRT => parse(table).map(HeuristicConfig::Crt),
             _ => return None,
         })
     }
@@ -164,6 +178,8 @@ impl HeuristicConfig {
             HeuristicConfig::Tao(_) => tao::NAME,
             HeuristicConfig::Tmo(_) => tmo::NAME,
             HeuristicConfig::TaoOblique(_) => tao_oblique::NAME,
+            HeuristicConfig::Cct(_) => contextual::CCT,
+            HeuristicConfig::Crt(_) => contextual::CRT,
         }
     }
 
@@ -175,6 +191,8 @@ impl HeuristicConfig {
             HeuristicConfig::Tao(c) => c.criterion.is_regression(),
             HeuristicConfig::Tmo(c) => c.criterion.is_regression(),
             HeuristicConfig::TaoOblique(c) => c.criterion.is_regression(),
+            HeuristicConfig::Cct(_) => false,
+            HeuristicConfig::Crt(_) => true,
         }
     }
 
@@ -186,6 +204,7 @@ impl HeuristicConfig {
             HeuristicConfig::Tao(c) => c.depth,
             HeuristicConfig::Tmo(c) => Some(c.depth),
             HeuristicConfig::TaoOblique(c) => c.depth,
+            HeuristicConfig::Cct(c) | HeuristicConfig::Crt(c) => Some(c.depth),
         }
     }
 
@@ -203,6 +222,9 @@ impl HeuristicConfig {
             HeuristicConfig::Tao(c) => c.check(regression),
             HeuristicConfig::Tmo(c) => c.check(regression, features),
             HeuristicConfig::TaoOblique(c) => c.check(regression),
+            HeuristicConfig::Cct(c) | HeuristicConfig::Crt(c) => {
+                c.check(self.name(), regression, features)
+            }
         }
     }
 
@@ -357,6 +379,34 @@ impl HeuristicConfig {
                         outcome.errors_before,
                         outcome.errors_after
                     ),
+                })
+            }
+            HeuristicConfig::Cct(c) | HeuristicConfig::Crt(c) => {
+                let name = self.name();
+                let c = ContextualConfig {
+                    seed: mix(c.seed),
+                    ..c.clone()
+                };
+                let fit =
+                    contextual::fit(&c, name, data.x, data.targets, data.task, data.encoding)?;
+                let what = if name == contextual::CRT {
+                    "mse"
+                } else {
+                    "accuracy"
+                };
+                Ok(HeuristicFit {
+                    note: format!(
+                        "{} epochs, kept epoch {}; validation {what} {:.4} (best single tree {:.4}, forest {:.4}); mean training reward {:.4}",
+                        fit.epochs,
+                        fit.best_epoch,
+                        fit.validation_score,
+                        fit.best_tree_validation_score,
+                        fit.forest_validation_score,
+                        fit.training_reward
+                    ),
+                    iterations: fit.epochs as u64,
+                    hit_time_limit: false,
+                    model: FittedModel::Contextual(fit.model),
                 })
             }
         }

@@ -3,6 +3,7 @@
 //! point; it knows nothing about a particular solver.
 
 pub mod cart;
+pub mod contextual;
 pub mod decomposition;
 pub mod forest;
 pub mod heuristic;
@@ -37,5 +38,7 @@ pub fn all() -> Vec<FormulationInfo> {
         risk_score::info_ogrs(),
         tao_oblique::info(),
         loss_tree::info(),
+        contextual::info_cct(),
+        contextual::info_crt(),
     ]
 }

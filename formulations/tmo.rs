@@ -77,6 +77,9 @@ pub struct TmoConfig {
     pub time_limit: f64,
     /// Seed.
     pub seed: u64,
+    /// Hold out this part of the training rows (stratified) and return the tree of the
+    /// final population (or t_best) that classifies it best; none: Algorithm 3's t_best.
+    pub validation_fraction: Option<f64>,
 }
 
 impl Default for TmoConfig {
@@ -91,6 +94,7 @@ impl Default for TmoConfig {
             tao_passes: 50,
             time_limit: 600.0,
             seed: 1,
+            validation_fraction: None,
         }
     }
 }
@@ -142,6 +146,11 @@ pub fn info() -> FormulationInfo {
             name: "seed",
             default: "1",
             help: "seed of the forest, the bootstrap samples, partners and crossover",
+        },
+        ParamSpec {
+            name: "validation_fraction",
+            default: "",
+            help: "hold out this part of the training rows and return the final tree that classifies it best (not in Algorithm 3)",
         },
     ];
     FormulationInfo {
@@ -310,6 +319,8 @@ pub struct TmoOutcome {
     pub tree: AxisTree,
     /// Its training accuracy.
     pub fitness: f64,
+    /// Algorithm 3's t_best (the same as `tree` unless validation rows selected another).
+    pub best_by_fitness: AxisTree,
     /// The best training accuracy of the initial population (after TAO).
     pub initial_fitness: f64,
     /// Generations completed.
@@ -343,6 +354,13 @@ impl TmoConfig {
         if self.tao_passes == 0 {
             return err("tao_passes must be at least 1".into());
         }
+        if let Some(f) = self.validation_fraction {
+            if !(f > 0.0 && f < 1.0) {
+                return err(format!(
+                    "validation_fraction must be strictly between 0 and 1, got {f}"
+                ));
+            }
+        }
         self.forest()
             .check(false, p)
             .map_err(|e| GlassboxError::formulation(NAME, e.to_string()))
@@ -359,8 +377,35 @@ impl TmoConfig {
         }
     }
 
-    /// Runs Algorithm 3 on the training rows `x`, `y` (see the module comment).
+    /// Runs Algorithm 3 on the training rows `x`, `y` (see the module comment); with
+    /// `validation_fraction`, on a stratified part of them, selecting on the rest
+    /// (see [`TmoConfig::run_with_validation`]).
     pub fn run(&self, x: &DMatrix<f64>, y: &[usize], n_classes: usize) -> Result<TmoOutcome> {
+        let Some(fraction) = self.validation_fraction else {
+            return self.run_with_validation(x, y, n_classes, None);
+        };
+        let (train, val) = crate::data::stratified_split(y, fraction, self.seed)?;
+        let pick = |rows: &[usize]| -> (DMatrix<f64>, Vec<usize>) {
+            (
+                x.select_rows(rows.iter()),
+                rows.iter().map(|&i| y[i]).collect(),
+            )
+        };
+        let ((x_train, y_train), (x_val, y_val)) = (pick(&train), pick(&val));
+        self.run_with_validation(&x_train, &y_train, n_classes, Some((&x_val, &y_val)))
+    }
+
+    /// Runs Algorithm 3 on `x`, `y`. With `validation` rows, the tree returned is the one of
+    /// the final population and t_best with the most validation rows right (ties: the higher
+    /// fitness, then t_best, then the lower index) instead of t_best: model selection on
+    /// held-out rows, which Algorithm 3 does not do (its fitness stays training accuracy).
+    pub fn run_with_validation(
+        &self,
+        x: &DMatrix<f64>,
+        y: &[usize],
+        n_classes: usize,
+        validation: Option<(&DMatrix<f64>, &[usize])>,
+    ) -> Result<TmoOutcome> {
         let started = Instant::now();
         let n = x.nrows();
         let tao = Tao::new(x, y, n_classes);
@@ -422,10 +467,31 @@ impl TmoConfig {
             }
             generations += 1;
         }
+        let mut best_by_fitness = best.clone();
+        best_by_fitness.compact();
+        if let Some((xv, yv)) = validation {
+            let right = |t: &AxisTree| {
+                t.predict_class(xv)
+                    .iter()
+                    .zip(yv)
+                    .filter(|(p, y)| p == y)
+                    .count()
+            };
+            let mut chosen = (right(&best), best_fit);
+            for (tree, &f) in population.iter().zip(&scores) {
+                let candidate = (right(tree), f);
+                if candidate.0 > chosen.0 || (candidate.0 == chosen.0 && candidate.1 > chosen.1) {
+                    chosen = candidate;
+                    best = tree.clone();
+                    best_fit = f;
+                }
+            }
+        }
         best.compact();
         Ok(TmoOutcome {
             tree: best,
             fitness: best_fit,
+            best_by_fitness,
             initial_fitness,
             generations,
             hit_time_limit,

@@ -14,5 +14,5 @@ if [ "${GLASSBOX_SKIP_TORCH:-0}" != 1 ]; then
   # Without `highs` so that HiGHS is not rebuilt for another feature set.
   torch_features=(--no-default-features --features ipopt,cbc,torch)
   scripts/with-torch.sh cargo clippy "${torch_features[@]}" --all-targets --quiet -- -D warnings
-  scripts/with-torch.sh cargo test "${torch_features[@]}" --test torch_backend --test conformance_nlp
+  scripts/with-torch.sh cargo test "${torch_features[@]}" --test torch_backend --test conformance_nlp --test contextual_trees
 fi

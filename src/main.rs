@@ -7,6 +7,7 @@ use clap::{Parser, Subcommand};
 use glassbox::data::{ColumnEncoding, CsvOptions, Encoding, Table};
 use glassbox::experiment::{self, ExperimentConfig};
 use glassbox::formulations::cart::{TreeModel, TREE_MODEL_KINDS};
+use glassbox::formulations::contextual::{self, ContextualTreeModel};
 use glassbox::formulations::forest::{self, ForestModel};
 use glassbox::formulations::l0tree::{self, L0TreeModel};
 use glassbox::formulations::logistic_l1::{self, LogisticL1Model};
@@ -69,6 +70,7 @@ enum Command {
     /// Explain a saved S-ORRT's predictions on a CSV file (the paper's local explanations
     /// (7)): the gradient of the prediction with respect to each feature, per row, in the
     /// user's units and in scaled units; optionally the parallel-coordinates plot (Fig. 2).
+    /// For a CCT or CRT: per row, the tree the policy chose and the row's path through it.
     Explain {
         /// A saved S-ORRT model.
         model: PathBuf,
@@ -309,6 +311,7 @@ fn load_classifier(path: &Path) -> Result<Box<dyn Classifier>> {
         risk_score::ORS | risk_score::OGRS => Box::new(RiskScoreModel::load(path)?),
         tao_oblique::NAME => Box::new(ObliqueTreeModel::load(path)?),
         loss_tree::NAME => Box::new(LossTreeModel::load(path)?),
+        contextual::CCT => Box::new(ContextualTreeModel::load(path)?),
         _ => bail!(
             "{}: '{kind}' models cannot be used here yet",
             path.display()
@@ -326,6 +329,7 @@ fn load_regressor(path: &Path) -> Result<Option<Box<dyn Regressor>>> {
         forest::NAME => Some(ForestModel::load(path)?)
             .filter(ForestModel::is_regression)
             .map(|m| Box::new(m) as Box<dyn Regressor>),
+        contextual::CRT => Some(Box::new(ContextualTreeModel::load(path)?)),
         _ => None,
     })
 }
@@ -390,11 +394,13 @@ fn predict_regression(
 /// `glassbox explain`: the local explanations (7) of an S-ORRT as CSV, and the plot.
 fn explain(model_path: &Path, data_path: &Path, out: &Path, plot: Option<&Path>) -> Result<()> {
     let kind = model_kind(model_path)?;
+    if kind == contextual::CCT || kind == contextual::CRT {
+        return explain_contextual(model_path, data_path, out, plot);
+    }
     if kind != sorrt::NAME {
         bail!(
-            "{}: explain works on S-ORRT models ('{}'), this is a '{kind}' model",
-            model_path.display(),
-            sorrt::NAME
+            "{}: explain works on S-ORRT, CCT and CRT models, this is a '{kind}' model",
+            model_path.display()
         );
     }
     let model = SorrtModel::load(model_path)?;
@@ -419,6 +425,44 @@ fn explain(model_path: &Path, data_path: &Path, out: &Path, plot: Option<&Path>)
         }
         println!("wrote the plot to {}", plot.display());
     }
+    Ok(())
+}
+
+/// `glassbox explain` for a CCT or CRT: per row, the prediction, the tree the policy chose
+/// (with its probability) and the row's path through it, as CSV.
+fn explain_contextual(
+    model_path: &Path,
+    data_path: &Path,
+    out: &Path,
+    plot: Option<&Path>,
+) -> Result<()> {
+    if plot.is_some() {
+        bail!("--plot draws S-ORRT explanations only: leave it out for a contextual tree");
+    }
+    let model = ContextualTreeModel::load(model_path)?;
+    let target = match &model.task {
+        glassbox::formulations::cart::TreeTask::Regression { target } => target.as_str(),
+        glassbox::formulations::cart::TreeTask::Classification { .. } => "target",
+    };
+    let (_, x) = read_for_model(&model.encoding, data_path, target)?;
+    let explanations = model.explain(&x);
+    let mut text = String::from("row,tree,probability,explanation\n");
+    for (i, e) in explanations.iter().enumerate() {
+        let line = model.explanation_text(e).replace('"', "\"\"");
+        text.push_str(&format!(
+            "{},{},{},\"{line}\"\n",
+            i + 1,
+            e.tree,
+            e.probability
+        ));
+    }
+    glassbox::model::write_atomically(out, text.as_bytes())
+        .with_context(|| format!("writing {}", out.display()))?;
+    println!(
+        "wrote the explanations of {} rows to {}",
+        explanations.len(),
+        out.display()
+    );
     Ok(())
 }
 

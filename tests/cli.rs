@@ -340,3 +340,16 @@ fn fixed_split_from_a_test_file() {
         run_config(&config(&data, "depth = 2", "").replace("repeats = 1", "repeats = 3"));
     assert_clean_failure(&output, &out, &["test_path", "repeats"]);
 }
+
+/// Without the `torch` feature a CCT config is refused before anything is written, with a
+/// message that names the feature.
+#[cfg(not(feature = "torch"))]
+#[test]
+fn cct_without_torch_is_a_clear_error() {
+    let config = format!(
+        "[data]\npath = \"{}\"\n[split]\nrepeats = 1\n[formulation]\nname = \"cct\"\ndepth = 2\n",
+        shared("iris.csv")
+    );
+    let (output, out, _d) = run_config(&config);
+    assert_clean_failure(&output, &out, &["cct", "torch"]);
+}

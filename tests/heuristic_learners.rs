@@ -379,3 +379,42 @@ fn oblique_tao_lowers_the_training_error_through_ipopt_and_needs_a_solver() {
     .to_string();
     assert!(e.contains("[solver]"), "{e}");
 }
+
+#[test]
+fn tmo_with_validation_rows_returns_the_final_tree_that_classifies_them_best() {
+    use glassbox::formulations::tmo::TmoConfig;
+    let (x, y) = data(300, 5, 2, 11);
+    let (xv, yv) = data(200, 5, 2, 12);
+    let config = TmoConfig {
+        depth: 2,
+        n_trees: 10,
+        n_gen: 2,
+        ..TmoConfig::default()
+    };
+    let right = |t: &glassbox::formulations::cart::tree::AxisTree| {
+        t.predict_class(&xv)
+            .iter()
+            .zip(&yv)
+            .filter(|(p, y)| p == y)
+            .count()
+    };
+    let plain = config.run(&x, &y, 2).unwrap();
+    let selected = config
+        .run_with_validation(&x, &y, 2, Some((&xv, &yv)))
+        .unwrap();
+    // The same evolution: Algorithm 3's t_best is the same tree either way.
+    assert_eq!(plain.tree, selected.best_by_fitness);
+    assert_eq!(plain.tree, plain.best_by_fitness);
+    assert!(right(&selected.tree) >= right(&selected.best_by_fitness));
+    assert!(selected.fitness <= plain.fitness);
+    // validation_fraction outside (0, 1) is an error naming it.
+    let bad = TmoConfig {
+        validation_fraction: Some(1.5),
+        ..config
+    };
+    assert!(bad
+        .check(false, 5)
+        .unwrap_err()
+        .to_string()
+        .contains("validation_fraction"));
+}
