@@ -533,7 +533,7 @@ fn expand_range(key: &str, t: &toml::Table) -> std::result::Result<Vec<toml::Val
             .unwrap_or(f64::NAN)
     };
     let (f, tt, s) = (as_f(&from), as_f(&to), as_f(&step));
-    if !(s > 0.0 && s.is_finite()) || !(f.is_finite() && tt.is_finite()) || tt < f {
+    if !(s > 0.0 && s.is_finite() && f.is_finite() && tt.is_finite()) || tt < f {
         return Err(err("needs finite from <= to and step > 0"));
     }
     let n = ((tt - f) / s + 1e-9).floor() as usize + 1;

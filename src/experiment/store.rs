@@ -196,14 +196,7 @@ pub fn scan(results: &Path, config_fingerprint: &str, repair: bool) -> Result<Do
     let bad = |m: String| GlassboxError::Config(format!("{}: {m}", results.display()));
     let complete_end = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
     let text = std::str::from_utf8(&bytes[..complete_end]).map_err(|e| bad(e.to_string()))?;
-    // (key, offset of its first line, expected lines, lines, points)
-    let mut units: Vec<(
-        (usize, usize),
-        usize,
-        usize,
-        Vec<String>,
-        Vec<Option<Vec<f64>>>,
-    )> = Vec::new();
+    let mut units: Vec<Pending> = Vec::new();
     let mut offset = 0;
     for (n, line) in text.split_terminator('\n').enumerate() {
         let key: LineKey = serde_json::from_str(line).map_err(|e| {
@@ -221,37 +214,39 @@ pub fn scan(results: &Path, config_fingerprint: &str, repair: bool) -> Result<Do
         }
         let k = (key.cell, key.split);
         match units.last_mut() {
-            Some(u) if u.0 == k && u.3.len() < u.2 => {
-                if key.start != u.3.len() {
+            Some(u) if u.key == k && u.unit.lines.len() < u.expected => {
+                if key.start != u.unit.lines.len() {
                     return Err(bad(format!(
                         "line {}: start {} out of order",
                         n + 1,
                         key.start
                     )));
                 }
-                u.3.push(line.to_string());
-                u.4.push(key.x);
+                u.unit.lines.push(line.to_string());
+                u.unit.points.push(key.x);
             }
             _ => {
                 if let Some(u) = units.last() {
-                    if u.3.len() < u.2 {
+                    if u.unit.lines.len() < u.expected {
                         return Err(bad(format!(
                             "cell {} split {} has {} of its {} lines before line {}",
-                            u.0 .0,
-                            u.0 .1,
-                            u.3.len(),
-                            u.2,
+                            u.key.0,
+                            u.key.1,
+                            u.unit.lines.len(),
+                            u.expected,
                             n + 1
                         )));
                     }
                 }
-                units.push((
-                    k,
+                units.push(Pending {
+                    key: k,
                     offset,
-                    key.unit_solves,
-                    vec![line.to_string()],
-                    vec![key.x],
-                ));
+                    expected: key.unit_solves,
+                    unit: DoneUnit {
+                        points: vec![key.x],
+                        lines: vec![line.to_string()],
+                    },
+                });
             }
         }
         offset += line.len() + 1;
@@ -261,8 +256,11 @@ pub fn scan(results: &Path, config_fingerprint: &str, repair: bool) -> Result<Do
         cut = Some((complete_end, "a partial last line".to_string()));
     }
     if let Some(u) = units.last() {
-        if u.3.len() < u.2 {
-            cut = Some((u.1, format!("{} line(s) of an unfinished cell", u.3.len())));
+        if u.unit.lines.len() < u.expected {
+            cut = Some((
+                u.offset,
+                format!("{} line(s) of an unfinished cell", u.unit.lines.len()),
+            ));
             units.pop();
         }
     }
@@ -281,12 +279,22 @@ pub fn scan(results: &Path, config_fingerprint: &str, repair: bool) -> Result<Do
         f.set_len(at as u64)
             .map_err(|e| GlassboxError::io(results, e))?;
     }
-    for (k, _, _, lines, points) in units {
-        if done.insert(k, DoneUnit { points, lines }).is_some() {
+    for u in units {
+        let k = u.key;
+        if done.insert(k, u.unit).is_some() {
             return Err(bad(format!("cell {} split {} appears twice", k.0, k.1)));
         }
     }
     Ok(done)
+}
+
+/// A unit being read by [`scan`]: its key, the offset of its first line, the lines it
+/// should have.
+struct Pending {
+    key: (usize, usize),
+    offset: usize,
+    expected: usize,
+    unit: DoneUnit,
 }
 
 /// Rewrites `results` with the units of `done` in canonical order (cell, then split), in one
