@@ -66,6 +66,14 @@ mod milp;
 mod risk_score;
 pub use risk_score::RiskScoreMetrics;
 
+/// The experiment engine: grids on split protocols, warm-started paths, parallel chains,
+/// resume, shards.
+pub mod engine;
+/// Grids: the config grammar of axes, cells, split protocols, fingerprints.
+pub mod grid;
+/// The engine's results on disk: manifest, whole-unit appends, resume scan, merge.
+pub mod store;
+
 /// Where the data come from.
 #[derive(Clone, Debug, Default, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
@@ -522,6 +530,10 @@ pub struct SolveRecord {
     pub solve_seconds: f64,
     /// Backend iterations.
     pub iterations: u64,
+    /// The backend's own wall-clock seconds (IPOPT and CBC count from the moment they hold
+    /// their process-wide lock, so `solve_seconds - backend_seconds` is the wait for it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub backend_seconds: Option<f64>,
     /// Training rows.
     pub n_train: usize,
     /// Test rows.
@@ -590,6 +602,7 @@ impl SolveRecord {
             delta_global: f64::NAN,
             solve_seconds: f64::NAN,
             iterations: 0,
+            backend_seconds: None,
             n_train,
             n_test,
             lambda_bound: None,
@@ -607,6 +620,7 @@ impl SolveRecord {
             objective: result.objective,
             iterations: result.iterations,
             solve_seconds: seconds,
+            backend_seconds: Some(result.wall_seconds),
             ..self
         }
     }
@@ -744,6 +758,7 @@ fn run_formulation<F: NlpClassifierFormulation>(
             split_seed,
             warm_model.as_ref(),
             &bar,
+            &Carry::default(),
         )?;
         writer.write_split(r, formulation.name(), fitted.records, fitted.model.as_ref())?;
     }
@@ -850,6 +865,20 @@ fn progress_bar(total: u64, show: bool) -> indicatif::ProgressBar {
 struct FittedSplit<M> {
     records: Vec<SolveRecord>,
     model: Option<M>,
+    /// The final point of every start (its starting point when the solve returned none):
+    /// what a warm-started grid path carries to the next cell.
+    points: Vec<Vec<f64>>,
+    /// Whether `Carry::stop` cut the multistart short (the records are then incomplete).
+    interrupted: bool,
+}
+
+/// What the experiment engine (`grid` runs) hands to a split's multistart: the starting
+/// points carried from the previous grid cell (replacing the seeded random starts, one per
+/// start, same seeds reported) and a check, between solves, that asks it to stop.
+#[derive(Default)]
+struct Carry<'a> {
+    starts: Option<&'a [Vec<f64>]>,
+    stop: Option<&'a (dyn Fn() -> bool + Sync)>,
 }
 
 /// Multistart on one split: every start solved, each one recorded, the best objective
@@ -866,6 +895,7 @@ fn fit_split<F: NlpClassifierFormulation>(
     split_seed: u64,
     warm_model: Option<&F::Model>,
     bar: &indicatif::ProgressBar,
+    carry: &Carry<'_>,
 ) -> Result<FittedSplit<F::Model>> {
     let train_data = data.rows(train);
     let test_data = data.rows(test);
@@ -879,20 +909,47 @@ fn fit_split<F: NlpClassifierFormulation>(
                 .seed
                 .wrapping_mul(1_000_003)
                 .wrapping_add((r * 1_000 + s) as u64);
+            if let Some(carried) = carry.starts {
+                return (carried[s].clone(), Some(seed));
+            }
             let mut rng = ChaCha8Rng::seed_from_u64(seed);
             (formulation.random_start(&problem, &mut rng), Some(seed))
         })
         .collect();
     if let Some(model) = warm_model {
-        starts_list.push((formulation.warm_start(model, &problem, &scaler)?, None));
+        let x0 = match carry.starts {
+            Some(carried) => carried[starts_list.len()].clone(),
+            None => formulation.warm_start(model, &problem, &scaler)?,
+        };
+        starts_list.push((x0, None));
+    }
+    if let Some(bad) = starts_list
+        .iter()
+        .find(|(x0, _)| x0.len() != problem.num_variables())
+    {
+        return Err(GlassboxError::Config(format!(
+            "a carried start has {} values but this cell's problem has {} variables: a warm \
+             path cannot cross an axis that changes the problem's size (e.g. depth)",
+            bad.0.len(),
+            problem.num_variables()
+        )));
     }
     let mut records = Vec::new();
+    let mut points = Vec::new();
     let mut best: Option<(f64, usize, F::Model)> = None;
     for (s, (x0, seed)) in starts_list.into_iter().enumerate() {
+        if carry.stop.is_some_and(|stop| stop()) {
+            return Ok(FittedSplit {
+                records,
+                model: None,
+                points,
+                interrupted: true,
+            });
+        }
         let options = config
             .solver
             .options
-            .with_warm_start(Some(WarmStart::primal(x0)));
+            .with_warm_start(Some(WarmStart::primal(x0.clone())));
         let started = Instant::now();
         let (result, trace) = match &config.decomposition {
             None => (solver.solve(&problem, &options)?, None),
@@ -958,6 +1015,11 @@ fn fit_split<F: NlpClassifierFormulation>(
             }
         }
         let params = formulation.reported_params(&problem);
+        points.push(if result.primal.len() == problem.num_variables() {
+            result.primal.clone()
+        } else {
+            x0
+        });
         records.push(SolveRecord {
             start: s,
             seed,
@@ -983,7 +1045,12 @@ fn fit_split<F: NlpClassifierFormulation>(
         records[s].selected = true;
         model
     });
-    Ok(FittedSplit { records, model })
+    Ok(FittedSplit {
+        records,
+        model,
+        points,
+        interrupted: false,
+    })
 }
 
 /// One solve by node-based decomposition (`[decomposition]`), the branch order seeded by the

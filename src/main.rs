@@ -38,13 +38,47 @@ struct Cli {
 enum Command {
     /// Run an experiment config: fit on every split, print a table, write DIR/results.jsonl
     /// (one JSON line per solve) and DIR/models/split-R.json.
+    ///
+    /// A config with grid axes (a [formulation] parameter given a list or a range
+    /// `{ from = -12, to = 3, zero_first = true }`, a [grid] table, a list of [solver] names
+    /// or of [multistart] seeds), a split protocol (`[split] protocol = "kfold"` or
+    /// `"nested"`) or an [experiment] table (`warm_path = true`: each cell starts from the
+    /// previous cell's solutions; `time_budget` in seconds) runs on the experiment engine:
+    /// every (cell, split) appends its lines to DIR/results.jsonl in one write; rerunning the
+    /// same command on the same DIR resumes it, skipping finished cells (a different config is
+    /// refused); Ctrl-C (SIGINT) or SIGTERM lets the running solves end, keeps every finished
+    /// line and exits with status 1 and how to resume. `--shard i/n` runs every n-th chain of
+    /// cells; `glassbox merge` joins the shards. docs/GRID_FORMAT.md has the grammar and the
+    /// results fields; the README section "Experiments: grids, paths, resume, shards" a guide.
     Run {
         /// The experiment config (TOML).
         config: PathBuf,
         /// Output folder (default: out/<config name>).
         #[arg(long)]
         out: Option<PathBuf>,
-        /// Replace the results of an earlier run in the output folder.
+        /// Replace the results of an earlier run in the output folder (start over).
+        #[arg(long)]
+        force: bool,
+        /// Run this many chains of cells at once (threads; default 1). IPOPT and CBC solve
+        /// one problem at a time per process (their libraries are not reentrant): with them,
+        /// the lines record the wait as lock_wait_seconds; use shards in separate processes to
+        /// solve in parallel.
+        #[arg(long)]
+        jobs: Option<usize>,
+        /// Run one shard i/n of the cells (chains dealt by index modulo n), e.g. 2/4.
+        #[arg(long)]
+        shard: Option<experiment::engine::Shard>,
+    },
+    /// Join the output folders of the shards of one config (`glassbox run --shard i/n`)
+    /// into OUT: checks they ran the same config and together hold every cell once; results
+    /// in canonical order (the same as an unsharded run's, apart from the timings).
+    Merge {
+        /// The merged output folder.
+        out: PathBuf,
+        /// The shards' output folders.
+        #[arg(required = true)]
+        dirs: Vec<PathBuf>,
+        /// Replace results already in OUT.
         #[arg(long)]
         force: bool,
     },
@@ -194,7 +228,21 @@ fn main() {
 
 fn dispatch(command: Command) -> Result<()> {
     match command {
-        Command::Run { config, out, force } => run(&config, out, force),
+        Command::Run {
+            config,
+            out,
+            force,
+            jobs,
+            shard,
+        } => {
+            let grid = experiment::grid::Experiment::load(&config)?;
+            if grid.uses_engine || jobs.is_some() || shard.is_some() {
+                run_engine(&grid, out, force, jobs.unwrap_or(1), shard)
+            } else {
+                run(&config, out, force)
+            }
+        }
+        Command::Merge { out, dirs, force } => merge(&out, &dirs, force),
         Command::Predict {
             model,
             data,
@@ -627,5 +675,108 @@ fn predict(model_path: &Path, data_path: &Path, out: Option<&Path>, target: &str
             );
         }
     }
+    Ok(())
+}
+
+/// The default output folder of a config: out/<config file stem>.
+fn default_out(config_path: &Path) -> PathBuf {
+    let stem = config_path
+        .file_stem()
+        .map(|s| s.to_string_lossy().to_string())
+        .unwrap_or_else(|| "run".to_string());
+    PathBuf::from("out").join(stem)
+}
+
+/// `glassbox run` on the experiment engine (grids, protocols, resume, shards).
+fn run_engine(
+    grid: &experiment::grid::Experiment,
+    out: Option<PathBuf>,
+    force: bool,
+    jobs: usize,
+    shard: Option<experiment::engine::Shard>,
+) -> Result<()> {
+    use experiment::engine::{self, Ending};
+    use std::sync::atomic::AtomicBool;
+    use std::sync::Arc;
+    let out = out.unwrap_or_else(|| default_out(&grid.file));
+    // The first SIGINT / SIGTERM asks the run to stop after the running solves; a second
+    // one exits at once (a unit being written may then be left unfinished: resume drops it).
+    let stop = Arc::new(AtomicBool::new(false));
+    for (signal, code) in [
+        (signal_hook::consts::SIGINT, 130),
+        (signal_hook::consts::SIGTERM, 143),
+    ] {
+        signal_hook::flag::register_conditional_shutdown(signal, code, stop.clone())
+            .and_then(|_| signal_hook::flag::register(signal, stop.clone()))
+            .context("installing the signal handlers")?;
+    }
+    let progress = std::io::stderr().is_terminal()
+        && !std::env::var("CI").is_ok_and(|v| v == "true" || v == "1");
+    let options = engine::RunOptions {
+        out: out.clone(),
+        force,
+        jobs,
+        shard,
+        progress,
+        stop,
+    };
+    let outcome = engine::run(grid, &options)?;
+    let shard_note = shard.map_or(String::new(), |s| format!(" --shard {s}"));
+    let resume = format!(
+        "glassbox run {} --out {}{shard_note}",
+        grid.file.display(),
+        out.display()
+    );
+    match outcome.ending {
+        Ending::Finished => {
+            println!(
+                "{} on {} ({} cells x {} splits{}): {} cell-splits solved now, {} were done",
+                grid.cells[0].config.formulation.name(),
+                grid.cells[0].config.dataset_name(),
+                grid.cells.len(),
+                outcome.shard_units / grid.cells.len().max(1),
+                shard.map_or(String::new(), |s| format!(", shard {s}")),
+                outcome.solved_units,
+                outcome.done_units - outcome.solved_units
+            );
+            print!("{}", outcome.summary);
+            println!("results: {}", outcome.results_path.display());
+            Ok(())
+        }
+        Ending::Interrupted | Ending::BudgetSpent => bail!(
+            "{}: {} of {} cell-splits are in {} (every finished one, whole); rerun `{resume}` to finish the rest",
+            if outcome.ending == Ending::Interrupted {
+                "interrupted"
+            } else {
+                "the time budget (experiment.time_budget) is spent"
+            },
+            outcome.done_units,
+            outcome.shard_units,
+            outcome.results_path.display()
+        ),
+    }
+}
+
+/// `glassbox merge OUT DIR...`.
+fn merge(out: &Path, dirs: &[PathBuf], force: bool) -> Result<()> {
+    use experiment::{engine, store};
+    let manifest = store::merge(out, dirs, force)?;
+    let done = store::scan(
+        &out.join(store::RESULTS),
+        &manifest.config_fingerprint,
+        false,
+    )?;
+    if let Some(report) = engine::nested_report(&manifest, &done) {
+        let path = out.join("nested.json");
+        glassbox::model::write_atomically(&path, format!("{report:#}\n").as_bytes())?;
+    }
+    print!("{}", engine::summary(&manifest, &done));
+    println!(
+        "merged {} folders: {} cell-splits of {} into {}",
+        dirs.len(),
+        done.len(),
+        manifest.config,
+        out.join(store::RESULTS).display()
+    );
     Ok(())
 }

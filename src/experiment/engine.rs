@@ -1,0 +1,886 @@
+//! The experiment engine: runs the cells of a grid ([`super::grid::Experiment`]) on the
+//! splits of its protocol, optionally along warm-started paths, in parallel, resumably and
+//! shardably.
+//!
+//! - A *unit* is one cell on one split: its multistart (every start solved and recorded,
+//!   the best objective selected). Its lines are appended to `results.jsonl` together
+//!   ([`super::store`]), so a unit is on disk whole or not at all and a rerun skips it.
+//! - A *chain* is the units that must run in order: with `warm_path`, one split's walk over
+//!   the formulation axes (per solver and multistart seed), each cell starting from the
+//!   previous cell's final points; without it every unit is its own chain. Chains run in
+//!   parallel on `--jobs` threads and are what `--shard i/n` deals out (chain index modulo n).
+//! - IPOPT and CBC take a process-wide lock per solve (their libraries are not reentrant):
+//!   with `--jobs > 1` their solves take turns, and each line records the wait
+//!   (`lock_wait_seconds`) apart from the backend's own time (`backend_seconds`). Shards in
+//!   separate processes solve in parallel.
+//! - A stop request (SIGINT / SIGTERM through the flag the CLI sets) or the end of the time
+//!   budget lets the running solves finish, abandons their units, and ends the run with every
+//!   finished unit on disk.
+
+use super::grid::{Cell, Experiment, InnerMetric, Protocol};
+use super::store::{self, Done, Manifest, Store};
+use super::{fit_split, Carry, ExperimentConfig, FormulationConfig, SolveRecord};
+use crate::data::{self, ClassificationData};
+use crate::formulation::NlpClassifierFormulation;
+use crate::{registry, GlassboxError, Result};
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::Instant;
+
+/// `--shard i/n`: this process runs the chains whose index is `i - 1` modulo `n`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Shard {
+    /// 1-based shard number.
+    pub index: usize,
+    /// Number of shards.
+    pub count: usize,
+}
+
+impl std::str::FromStr for Shard {
+    type Err = String;
+    fn from_str(s: &str) -> std::result::Result<Self, String> {
+        let bad = || format!("--shard '{s}': write i/n with 1 <= i <= n, e.g. 1/4");
+        let (i, n) = s.split_once('/').ok_or_else(bad)?;
+        let (index, count) = (
+            i.trim().parse::<usize>().map_err(|_| bad())?,
+            n.trim().parse::<usize>().map_err(|_| bad())?,
+        );
+        if index == 0 || index > count {
+            return Err(bad());
+        }
+        Ok(Shard { index, count })
+    }
+}
+
+impl std::fmt::Display for Shard {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}/{}", self.index, self.count)
+    }
+}
+
+/// How to run an experiment.
+pub struct RunOptions {
+    /// Output folder.
+    pub out: PathBuf,
+    /// Start over (remove earlier results in `out`).
+    pub force: bool,
+    /// Threads running chains.
+    pub jobs: usize,
+    /// Run one shard only.
+    pub shard: Option<Shard>,
+    /// Draw a progress bar on stderr.
+    pub progress: bool,
+    /// Set (by a signal handler) to stop: running solves finish, their units are abandoned.
+    pub stop: Arc<AtomicBool>,
+}
+
+/// How a run ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ending {
+    /// Every unit of the run (or shard) is on disk.
+    Finished,
+    /// Stopped by a signal.
+    Interrupted,
+    /// The time budget ran out.
+    BudgetSpent,
+}
+
+/// What [`run`] did.
+pub struct EngineOutcome {
+    /// How it ended.
+    pub ending: Ending,
+    /// Units on disk (this shard).
+    pub done_units: usize,
+    /// Units solved by this process (the rest were on disk already).
+    pub solved_units: usize,
+    /// Units of this shard.
+    pub shard_units: usize,
+    /// The results file.
+    pub results_path: PathBuf,
+    /// The readable summary (finished runs).
+    pub summary: String,
+}
+
+/// One split of the protocol, identified across the run by `id`.
+#[derive(Clone, Debug)]
+pub struct SplitSpec {
+    /// Split id (the `split` field of the results).
+    pub id: usize,
+    /// The seed it was drawn with.
+    pub seed: u64,
+    /// `holdout`, `fold`, `outer` or `inner`.
+    pub role: &'static str,
+    /// Fold index (k-fold and nested).
+    pub fold: Option<usize>,
+    /// Nested: the outer fold of an inner split.
+    pub outer_fold: Option<usize>,
+    /// Training rows.
+    pub train: Vec<usize>,
+    /// Test rows.
+    pub test: Vec<usize>,
+}
+
+/// The splits of `exp`'s protocol on labels `y` (stratified; `fixed_train`: the fixed split
+/// of `data.test_path`).
+pub fn plan_splits(
+    exp: &Experiment,
+    y: &[usize],
+    fixed_train: Option<usize>,
+) -> Result<Vec<SplitSpec>> {
+    let base = &exp.cells[0].config;
+    let seed = base.split.seed;
+    let spec = |id, seed, role, (train, test): (Vec<usize>, Vec<usize>)| SplitSpec {
+        id,
+        seed,
+        role,
+        fold: None,
+        outer_fold: None,
+        train,
+        test,
+    };
+    Ok(match &exp.protocol {
+        Protocol::Holdout => base
+            .splits(y.len(), fixed_train, |s| {
+                data::stratified_split(y, base.split.test_fraction, s)
+            })?
+            .into_iter()
+            .enumerate()
+            .map(|(r, part)| spec(r, seed + r as u64, "holdout", part))
+            .collect(),
+        Protocol::Kfold { folds } => {
+            let mut out = Vec::new();
+            for rep in 0..base.split.repeats {
+                let s = seed + rep as u64;
+                for (f, part) in data::stratified_kfold(y, *folds, s)?
+                    .into_iter()
+                    .enumerate()
+                {
+                    out.push(SplitSpec {
+                        fold: Some(f),
+                        ..spec(rep * folds + f, s, "fold", part)
+                    });
+                }
+            }
+            out
+        }
+        Protocol::Nested {
+            folds, inner_folds, ..
+        } => {
+            let outer = data::stratified_kfold(y, *folds, seed)?;
+            let mut out: Vec<SplitSpec> = outer
+                .iter()
+                .enumerate()
+                .map(|(o, part)| SplitSpec {
+                    fold: Some(o),
+                    ..spec(o, seed, "outer", part.clone())
+                })
+                .collect();
+            for (o, (outer_train, _)) in outer.iter().enumerate() {
+                let y_outer: Vec<usize> = outer_train.iter().map(|&i| y[i]).collect();
+                let s = seed + 1 + o as u64;
+                for (i, (tr, te)) in data::stratified_kfold(&y_outer, *inner_folds, s)?
+                    .into_iter()
+                    .enumerate()
+                {
+                    let back = |v: Vec<usize>| v.into_iter().map(|j| outer_train[j]).collect();
+                    out.push(SplitSpec {
+                        fold: Some(i),
+                        outer_fold: Some(o),
+                        ..spec(
+                            folds + o * inner_folds + i,
+                            s,
+                            "inner",
+                            (back(tr), back(te)),
+                        )
+                    });
+                }
+            }
+            out
+        }
+    })
+}
+
+/// The chains of the run: lists of (cell, split position) run in order (see the module
+/// comment), in canonical order of their first unit.
+pub fn plan_chains(exp: &Experiment, n_splits: usize) -> Vec<Vec<(usize, usize)>> {
+    if !exp.engine.warm_path {
+        return (0..exp.cells.len())
+            .flat_map(|c| (0..n_splits).map(move |s| vec![(c, s)]))
+            .collect();
+    }
+    let free: Vec<usize> = exp
+        .axes
+        .iter()
+        .enumerate()
+        .filter(|(_, a)| a.section != super::grid::AxisSection::Formulation)
+        .map(|(i, _)| i)
+        .collect();
+    let mut index: HashMap<(Vec<usize>, usize), usize> = HashMap::new();
+    let mut chains: Vec<Vec<(usize, usize)>> = Vec::new();
+    for cell in &exp.cells {
+        let key: Vec<usize> = free.iter().map(|&i| cell.coords[i]).collect();
+        for s in 0..n_splits {
+            let i = *index.entry((key.clone(), s)).or_insert_with(|| {
+                chains.push(Vec::new());
+                chains.len() - 1
+            });
+            chains[i].push((cell.index, s));
+        }
+    }
+    chains
+}
+
+/// Whether the engine runs this formulation (the NLP classifiers: multistart, warm starts).
+fn supported(f: &FormulationConfig) -> bool {
+    matches!(
+        f,
+        FormulationConfig::Sorct(_)
+            | FormulationConfig::L0Tree(_)
+            | FormulationConfig::LogisticL1(_)
+    )
+}
+
+/// One results line of the engine: the one-setting run's fields plus the engine's
+/// (`docs/GRID_FORMAT.md`).
+#[derive(Serialize)]
+struct GridLine<'a> {
+    #[serde(flatten)]
+    record: &'a SolveRecord,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    lock_wait_seconds: Option<f64>,
+    config_fingerprint: &'a str,
+    cell_fingerprint: &'a str,
+    fingerprint: String,
+    cell: usize,
+    grid: &'a serde_json::Map<String, serde_json::Value>,
+    grid_index: &'a BTreeMap<String, usize>,
+    unit_solves: usize,
+    split_role: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    fold: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    outer_fold: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    warm_from_cell: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    x: Option<&'a [f64]>,
+}
+
+/// What one unit produced.
+struct UnitOut {
+    records: Vec<SolveRecord>,
+    points: Vec<Vec<f64>>,
+    interrupted: bool,
+}
+
+/// Everything a chain needs, shared by the threads.
+struct Ctx<'a> {
+    exp: &'a Experiment,
+    splits: &'a [SplitSpec],
+    data: &'a ClassificationData,
+    done: &'a Done,
+    store: &'a Store,
+    out: &'a Path,
+    stop: &'a (dyn Fn() -> bool + Sync),
+    bar: &'a indicatif::ProgressBar,
+    solved: &'a AtomicUsize,
+    failed: &'a AtomicBool,
+}
+
+/// Runs `exp` into `options.out` (see the module comment). Errors on the config, the data
+/// or the output folder come before anything is solved.
+pub fn run(exp: &Experiment, options: &RunOptions) -> Result<EngineOutcome> {
+    let first = &exp.cells[0].config;
+    if !supported(&first.formulation) {
+        return Err(GlassboxError::Config(format!(
+            "{}: grids, k-fold, resume and shards run the NLP classifiers (sorct, l0tree, \
+             logistic_l1); '{}' runs one setting per config (remove the axes and the \
+             [experiment] table)",
+            exp.file.display(),
+            first.formulation.name()
+        )));
+    }
+    if matches!(
+        exp.protocol,
+        Protocol::Nested {
+            metric: InnerMetric::R2,
+            ..
+        }
+    ) {
+        return Err(GlassboxError::Config(format!(
+            "{}: split.inner_metric = \"r2\" is for regression; use \"accuracy\" or \"balanced_accuracy\"",
+            exp.file.display()
+        )));
+    }
+    let (table, fixed_train) = first.load_data()?;
+    let data = table.encode_classification()?;
+    let splits = plan_splits(exp, &data.y, fixed_train)?;
+    let chains = plan_chains(exp, splits.len());
+    let mine: Vec<&Vec<(usize, usize)>> = chains
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| options.shard.is_none_or(|s| i % s.count == s.index - 1))
+        .map(|(_, c)| c)
+        .collect();
+    let shard_units: usize = mine.iter().map(|c| c.len()).sum();
+    let manifest = Manifest {
+        config: exp.file.display().to_string(),
+        config_fingerprint: exp.fingerprint.clone(),
+        shard: options.shard.map(|s| s.to_string()),
+        cells: exp.cells.len(),
+        splits: splits.len(),
+        units: exp.cells.len() * splits.len(),
+        shard_units,
+        protocol: exp.protocol.clone(),
+        axes: exp
+            .axes
+            .iter()
+            .map(|a| {
+                (
+                    a.label().to_string(),
+                    a.values.iter().map(super::grid::toml_to_json).collect(),
+                )
+            })
+            .collect(),
+    };
+    let (store, done) = store::open(&options.out, &manifest, options.force)?;
+    let done_before = done.len();
+
+    let started = Instant::now();
+    let deadline = exp
+        .engine
+        .time_budget
+        .map(|b| started + std::time::Duration::from_secs_f64(b));
+    let failed = AtomicBool::new(false);
+    let stop_flag = options.stop.clone();
+    let stop =
+        move || stop_flag.load(Ordering::SeqCst) || deadline.is_some_and(|d| Instant::now() >= d);
+    // A failed chain stops the others too: its error is the run's.
+    let stop_all = || stop() || failed.load(Ordering::SeqCst);
+    let bar = progress_bar(shard_units as u64, done_before as u64, options.progress);
+    let solved = AtomicUsize::new(0);
+    let ctx = Ctx {
+        exp,
+        splits: &splits,
+        data: &data,
+        done: &done,
+        store: &store,
+        out: &options.out,
+        stop: &stop_all,
+        bar: &bar,
+        solved: &solved,
+        failed: &failed,
+    };
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(options.jobs.max(1))
+        .build()
+        .map_err(|e| GlassboxError::Config(format!("--jobs: {e}")))?;
+    let outcomes: Vec<Result<()>> = pool.install(|| {
+        mine.par_iter()
+            .map(|chain| run_chain(&ctx, chain))
+            .collect()
+    });
+    bar.finish_and_clear();
+    outcomes.into_iter().collect::<Result<Vec<()>>>()?;
+
+    let solved_units = solved.load(Ordering::SeqCst);
+    let done_units = done_before + solved_units;
+    let results_path = store.path().to_path_buf();
+    drop(store);
+    if done_units < shard_units {
+        let ending = if options.stop.load(Ordering::SeqCst) {
+            Ending::Interrupted
+        } else {
+            Ending::BudgetSpent
+        };
+        return Ok(EngineOutcome {
+            ending,
+            done_units,
+            solved_units,
+            shard_units,
+            results_path,
+            summary: String::new(),
+        });
+    }
+    let all = store::scan(&results_path, &exp.fingerprint, false)?;
+    store::write_canonical(&results_path, &all)?;
+    let mut summary = summary(&manifest, &all);
+    if options.shard.is_none() {
+        if let Some(report) = nested_report(&manifest, &all) {
+            let path = options.out.join("nested.json");
+            let text = serde_json::to_string_pretty(&report)
+                .map_err(|e| GlassboxError::Config(e.to_string()))?;
+            crate::model::write_atomically(&path, format!("{text}\n").as_bytes())?;
+            summary.push_str(&format!("nested selection: {}\n", path.display()));
+        }
+    }
+    Ok(EngineOutcome {
+        ending: Ending::Finished,
+        done_units,
+        solved_units,
+        shard_units,
+        results_path,
+        summary,
+    })
+}
+
+fn progress_bar(total: u64, done: u64, show: bool) -> indicatif::ProgressBar {
+    if !show {
+        return indicatif::ProgressBar::hidden();
+    }
+    let bar = indicatif::ProgressBar::new(total);
+    bar.set_style(
+        indicatif::ProgressStyle::with_template(
+            "{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} cell-splits, ETA {eta}",
+        )
+        .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+    );
+    bar.set_position(done);
+    bar.reset_eta();
+    bar
+}
+
+/// Runs one chain's unfinished units in order, carrying the final points along a warm path.
+fn run_chain(ctx: &Ctx<'_>, chain: &[(usize, usize)]) -> Result<()> {
+    let result = run_chain_inner(ctx, chain);
+    if result.is_err() {
+        ctx.failed.store(true, Ordering::SeqCst);
+    }
+    result
+}
+
+fn run_chain_inner(ctx: &Ctx<'_>, chain: &[(usize, usize)]) -> Result<()> {
+    let warm_path = ctx.exp.engine.warm_path;
+    // The final points of the previous cell of the chain, and that cell.
+    let mut carried: Option<Vec<Vec<f64>>> = None;
+    let mut previous: Option<usize> = None;
+    for &(c, s) in chain {
+        let cell = &ctx.exp.cells[c];
+        let split = &ctx.splits[s];
+        if let Some(unit) = ctx.done.get(&(c, split.id)) {
+            if warm_path {
+                let points: Option<Vec<Vec<f64>>> = unit.points.iter().cloned().collect();
+                carried = Some(points.ok_or_else(|| {
+                    GlassboxError::Config(format!(
+                        "cell {c} split {} on disk lacks the final points ('x') a warm path \
+                         continues from: pass --force to start over",
+                        split.id
+                    ))
+                })?);
+            }
+            previous = Some(c);
+            continue;
+        }
+        if (ctx.stop)() {
+            return Ok(());
+        }
+        let model_path = ctx.exp.engine.save_models.then(|| {
+            let name = format!("split-{}.json", split.id);
+            if ctx.exp.cells.len() == 1 {
+                ctx.out.join("models").join(name)
+            } else {
+                ctx.out.join("models").join(format!("cell-{c}")).join(name)
+            }
+        });
+        let from = previous.zip(carried.as_deref());
+        let unit = run_unit(ctx, cell, split, from, model_path.as_deref())?;
+        if unit.interrupted {
+            return Ok(());
+        }
+        let grid = ctx.exp.grid_values(cell);
+        let grid_index = ctx.exp.grid_index(cell);
+        let n = unit.records.len();
+        let mut lines = Vec::with_capacity(n);
+        for (record, point) in unit.records.iter().zip(&unit.points) {
+            let fingerprint = super::grid::fingerprint(&[
+                &cell.fingerprint,
+                &split.id.to_string(),
+                &split.seed.to_string(),
+                &record.start.to_string(),
+                &format!("{:?}", record.seed),
+            ]);
+            let line = GridLine {
+                record,
+                lock_wait_seconds: record
+                    .backend_seconds
+                    .map(|b| (record.solve_seconds - b).max(0.0)),
+                config_fingerprint: &ctx.exp.fingerprint,
+                cell_fingerprint: &cell.fingerprint,
+                fingerprint,
+                cell: c,
+                grid: &grid,
+                grid_index: &grid_index,
+                unit_solves: n,
+                split_role: split.role,
+                fold: split.fold,
+                outer_fold: split.outer_fold,
+                warm_from_cell: carried.as_ref().and(previous),
+                x: warm_path.then_some(point.as_slice()),
+            };
+            lines.push(
+                serde_json::to_string(&line).map_err(|e| GlassboxError::Config(e.to_string()))?,
+            );
+        }
+        ctx.store.append_unit(&lines)?;
+        ctx.solved.fetch_add(1, Ordering::SeqCst);
+        ctx.bar.inc(1);
+        if warm_path {
+            carried = Some(unit.points);
+        }
+        previous = Some(c);
+    }
+    Ok(())
+}
+
+/// Runs one unit; `from` is the previous cell of a warm path and its final points.
+fn run_unit(
+    ctx: &Ctx<'_>,
+    cell: &Cell,
+    split: &SplitSpec,
+    from: Option<(usize, &[Vec<f64>])>,
+    model_path: Option<&Path>,
+) -> Result<UnitOut> {
+    let config = &cell.config;
+    // The previous cell's formulation, of the same kind as this cell's.
+    macro_rules! unit {
+        ($variant:ident, $f:expr) => {{
+            let previous =
+                from.and_then(|(c, points)| match &ctx.exp.cells[c].config.formulation {
+                    FormulationConfig::$variant(g) => Some((g, points)),
+                    _ => None,
+                });
+            nlp_unit(config, $f, previous, (ctx, split, model_path))
+        }};
+    }
+    match &config.formulation {
+        FormulationConfig::Sorct(f) => unit!(Sorct, f),
+        FormulationConfig::L0Tree(f) => unit!(L0Tree, f),
+        FormulationConfig::LogisticL1(f) => unit!(LogisticL1, f),
+        other => Err(GlassboxError::Config(format!(
+            "the experiment engine does not run '{}'",
+            other.name()
+        ))),
+    }
+}
+
+/// The previous cell's final points as starting points of this cell's problem. A point of
+/// the same size is taken as it is; otherwise (S-ORCT adds a+/a- and beta variables when
+/// its lambdas become positive) it goes through the fitted tree: the previous problem's model
+/// at that point, then this formulation's warm start from that model (the paper feeds "the
+/// solutions", i.e. the trees, to the next pair).
+fn carry_points<F: NlpClassifierFormulation>(
+    formulation: &F,
+    previous: &F,
+    points: &[Vec<f64>],
+    data: &ClassificationData,
+    train: &[usize],
+) -> Result<Vec<Vec<f64>>> {
+    let train_data = data.rows(train);
+    let scaler = crate::data::MinMaxScaler::fit(&train_data.x);
+    let x = Arc::new(scaler.transform(&train_data.x));
+    let y = Arc::new(train_data.y.clone());
+    let problem = formulation.problem(x.clone(), y.clone(), data.n_classes())?;
+    let n = crate::nlp::NlpProblem::num_variables(&problem);
+    if points.iter().all(|p| p.len() == n) {
+        return Ok(points.to_vec());
+    }
+    let before = previous.problem(x, y, data.n_classes())?;
+    points
+        .iter()
+        .map(|p| {
+            if p.len() == n {
+                return Ok(p.clone());
+            }
+            let model = previous.model(
+                &before,
+                p,
+                scaler.clone(),
+                data.classes.clone(),
+                data.encoding.clone(),
+            );
+            formulation.warm_start(&model, &problem, &scaler)
+        })
+        .collect()
+}
+
+/// One unit of an NLP classifier: the one-setting run's multistart ([`fit_split`]) with the
+/// carried starts and the stop check.
+fn nlp_unit<F: NlpClassifierFormulation>(
+    config: &ExperimentConfig,
+    formulation: &F,
+    previous: Option<(&F, &[Vec<f64>])>,
+    (ctx, split, model_path): (&Ctx<'_>, &SplitSpec, Option<&Path>),
+) -> Result<UnitOut> {
+    formulation.check(ctx.data.n_features(), ctx.data.n_classes())?;
+    let carried = match previous {
+        Some((before, points)) => Some(carry_points(
+            formulation,
+            before,
+            points,
+            ctx.data,
+            &split.train,
+        )?),
+        None => None,
+    };
+    let solver = registry::nlp_solver(&config.solver.name, &config.solver.options)?;
+    let warm_model = match &config.multistart.warm_start {
+        Some(p) => Some(formulation.load_model(&config.resolve(p))?),
+        None => None,
+    };
+    let fitted = fit_split(
+        config,
+        formulation,
+        &*solver,
+        ctx.data,
+        &split.train,
+        &split.test,
+        split.id,
+        split.seed,
+        warm_model.as_ref(),
+        &indicatif::ProgressBar::hidden(),
+        &Carry {
+            starts: carried.as_deref(),
+            stop: Some(ctx.stop),
+        },
+    )?;
+    if !fitted.interrupted {
+        if let (Some(path), Some(model)) = (model_path, &fitted.model) {
+            if let Some(dir) = path.parent() {
+                std::fs::create_dir_all(dir).map_err(|e| GlassboxError::io(dir, e))?;
+            }
+            crate::model::save_json(path, formulation.name(), model)?;
+        }
+    }
+    Ok(UnitOut {
+        records: fitted.records,
+        points: fitted.points,
+        interrupted: fitted.interrupted,
+    })
+}
+
+/// The fields of a results line the summaries read.
+#[derive(Deserialize)]
+struct SummaryLine {
+    cell: usize,
+    split: usize,
+    split_role: String,
+    #[serde(default)]
+    outer_fold: Option<usize>,
+    selected: bool,
+    objective: Option<f64>,
+    status: String,
+    #[serde(default)]
+    test_accuracy: Option<f64>,
+    #[serde(default)]
+    test_balanced_accuracy: Option<f64>,
+    #[serde(default)]
+    test_r2: Option<f64>,
+    #[serde(default)]
+    delta_local: Option<f64>,
+    #[serde(default)]
+    delta_global: Option<f64>,
+    solve_seconds: f64,
+    #[serde(default)]
+    lock_wait_seconds: Option<f64>,
+}
+
+fn summary_lines(done: &Done) -> Vec<SummaryLine> {
+    let mut units: Vec<_> = done.iter().collect();
+    units.sort_by_key(|(k, _)| **k);
+    units
+        .into_iter()
+        .flat_map(|(_, u)| u.lines.iter())
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect()
+}
+
+/// Axis values of cell `c` from the manifest, as `key=value, ...`.
+fn describe_cell(manifest: &Manifest, c: usize) -> String {
+    let mut rest = c;
+    let mut parts = Vec::new();
+    for (label, values) in manifest.axes.iter().rev() {
+        let i = rest % values.len().max(1);
+        rest /= values.len().max(1);
+        let value = match values.get(i) {
+            Some(serde_json::Value::String(s)) => s.clone(),
+            Some(v) => v.to_string(),
+            None => String::new(),
+        };
+        parts.push(format!("{label}={value}"));
+    }
+    parts.reverse();
+    parts.join(", ")
+}
+
+/// Multistart statistics of one unit's starts: best objective, spread (max - min and
+/// standard deviation of the objectives) and the share of starts within 1e-6 (relative)
+/// of the best.
+fn spread(objectives: &[f64]) -> (f64, f64, f64, f64) {
+    let v: Vec<f64> = objectives
+        .iter()
+        .copied()
+        .filter(|o| o.is_finite())
+        .collect();
+    if v.is_empty() {
+        return (f64::NAN, f64::NAN, f64::NAN, 0.0);
+    }
+    let best = v.iter().copied().fold(f64::INFINITY, f64::min);
+    let worst = v.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let at_best = v
+        .iter()
+        .filter(|&&o| o - best <= 1e-6 * best.abs().max(1.0))
+        .count();
+    let (_, sd) = super::mean_std(&v);
+    (
+        best,
+        worst - best,
+        sd,
+        at_best as f64 / objectives.len() as f64,
+    )
+}
+
+/// The readable summary of a finished run: one row per cell (means over its splits, outer
+/// splits only for nested runs), the multistart spread, the solve times and lock waits.
+pub fn summary(manifest: &Manifest, done: &Done) -> String {
+    use std::fmt::Write as _;
+    let lines = summary_lines(done);
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "{:>5} {:>7} {:>9} {:>8} {:>8} {:>11} {:>10} {:>8} {:>9}  cell",
+        "cell",
+        "splits",
+        "test_acc",
+        "delta_L",
+        "delta_G",
+        "best_obj",
+        "obj_range",
+        "at_best",
+        "sec/solve"
+    );
+    let mut by_cell: BTreeMap<usize, BTreeMap<usize, Vec<&SummaryLine>>> = BTreeMap::new();
+    for l in lines.iter().filter(|l| l.split_role != "inner") {
+        by_cell
+            .entry(l.cell)
+            .or_default()
+            .entry(l.split)
+            .or_default()
+            .push(l);
+    }
+    let mean = |v: &[f64]| super::mean_std(v).0;
+    for (c, splits) in &by_cell {
+        let (mut acc, mut dl, mut dg, mut best, mut range, mut share, mut secs) =
+            (vec![], vec![], vec![], vec![], vec![], vec![], vec![]);
+        for starts in splits.values() {
+            let objectives: Vec<f64> = starts
+                .iter()
+                .map(|l| l.objective.unwrap_or(f64::NAN))
+                .collect();
+            let (b, r, _, s) = spread(&objectives);
+            best.push(b);
+            range.push(r);
+            share.push(s);
+            secs.extend(starts.iter().map(|l| l.solve_seconds));
+            if let Some(sel) = starts.iter().find(|l| l.selected) {
+                acc.push(sel.test_accuracy.or(sel.test_r2).unwrap_or(f64::NAN));
+                dl.push(sel.delta_local.unwrap_or(f64::NAN));
+                dg.push(sel.delta_global.unwrap_or(f64::NAN));
+            }
+        }
+        let _ = writeln!(
+            out,
+            "{:>5} {:>7} {:>9.4} {:>8.1} {:>8.1} {:>11.5} {:>10.5} {:>8.2} {:>9.3}  {}",
+            c,
+            splits.len(),
+            mean(&acc),
+            mean(&dl),
+            mean(&dg),
+            mean(&best),
+            mean(&range),
+            mean(&share),
+            mean(&secs),
+            describe_cell(manifest, *c)
+        );
+    }
+    let _ = writeln!(
+        out,
+        "(test_acc, delta_L, delta_G: the selected start (best objective) of each split, mean over \
+         splits; best_obj, obj_range (max - min over the starts), at_best (share of starts within \
+         1e-6 of the best): multistart spread, mean over splits)"
+    );
+    out.push_str(&super::solves_line(
+        lines.iter().map(|l| (l.solve_seconds, l.status.as_str())),
+    ));
+    let waits: Vec<f64> = lines.iter().filter_map(|l| l.lock_wait_seconds).collect();
+    let total_wait: f64 = waits.iter().sum();
+    let total: f64 = lines.iter().map(|l| l.solve_seconds).sum();
+    let _ = writeln!(
+        out,
+        "solve time {total:.1} s in all, of which {total_wait:.1} s waiting for a solver's process-wide lock"
+    );
+    out
+}
+
+/// Nested k-fold: for each outer fold, the cell with the best mean inner metric (ties: the
+/// lower cell index) and that cell's test metric on the outer split.
+pub fn nested_report(manifest: &Manifest, done: &Done) -> Option<serde_json::Value> {
+    let Protocol::Nested { metric, .. } = manifest.protocol else {
+        return None;
+    };
+    let value = |l: &SummaryLine| match metric {
+        InnerMetric::Accuracy => l.test_accuracy,
+        InnerMetric::BalancedAccuracy => l.test_balanced_accuracy,
+        InnerMetric::R2 => l.test_r2,
+    };
+    let lines = summary_lines(done);
+    // (outer fold, cell) -> inner values of the selected starts
+    let mut inner: BTreeMap<(usize, usize), Vec<f64>> = BTreeMap::new();
+    let mut outer: BTreeMap<(usize, usize), f64> = BTreeMap::new();
+    for l in lines.iter().filter(|l| l.selected) {
+        let v = value(l).unwrap_or(f64::NAN);
+        match (l.split_role.as_str(), l.outer_fold) {
+            ("inner", Some(o)) => inner.entry((o, l.cell)).or_default().push(v),
+            ("outer", _) => {
+                outer.insert((l.split, l.cell), v);
+            }
+            _ => {}
+        }
+    }
+    let folds: std::collections::BTreeSet<usize> = inner.keys().map(|k| k.0).collect();
+    let mut chosen = Vec::new();
+    let mut tests = Vec::new();
+    for o in folds {
+        let best = inner
+            .iter()
+            .filter(|((f, _), _)| *f == o)
+            .map(|((_, c), v)| (*c, super::mean_std(v).0))
+            .filter(|(_, m)| m.is_finite())
+            .fold(None, |b: Option<(usize, f64)>, (c, m)| match b {
+                Some((_, bm)) if bm >= m => b,
+                _ => Some((c, m)),
+            });
+        let Some((cell, inner_mean)) = best else {
+            continue;
+        };
+        let test = outer.get(&(o, cell)).copied().unwrap_or(f64::NAN);
+        tests.push(test);
+        chosen.push(serde_json::json!({
+            "outer_fold": o,
+            "cell": cell,
+            "grid": describe_cell(manifest, cell),
+            "inner_mean": inner_mean,
+            "outer_test": test,
+        }));
+    }
+    let (m, sd) = super::mean_std(&tests);
+    Some(serde_json::json!({
+        "metric": metric,
+        "folds": chosen,
+        "outer_test_mean": m,
+        "outer_test_sd": sd,
+    }))
+}

@@ -1,0 +1,772 @@
+//! Experiment grids: the config grammar of axes (`docs/GRID_FORMAT.md`), its expansion into
+//! cells, the split protocols (holdout, k-fold, nested k-fold) and the fingerprints that make
+//! a run resumable and shardable.
+//!
+//! A grid config is a one-setting config in which some values are axes: a `[formulation]`
+//! parameter given a list (when the parameter takes a scalar) or a range
+//! `{ from, to, step, zero_first }`, a `[grid]` table of explicit axes, a list of solver names
+//! or of multistart seeds. Each cell (a point of the cartesian product) is written back as a
+//! one-setting TOML document and read by [`ExperimentConfig::parse`], so every check of a
+//! plain config applies to every cell and a one-setting config is a grid of one cell.
+//!
+//! This module sees the experiment config only; the engine (`engine.rs`) runs the cells.
+
+use super::{one_line, ExperimentConfig};
+use crate::{GlassboxError, Result};
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+use std::path::{Path, PathBuf};
+
+/// The `[experiment]` table: what the engine does beyond one setting.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(default, deny_unknown_fields)]
+pub struct EngineConfig {
+    /// Start each cell from the previous cell's solutions (the S-ORCT paper's protocol).
+    pub warm_path: bool,
+    /// Seconds for the whole run: no new solve starts after it (the run can be resumed).
+    pub time_budget: Option<f64>,
+    /// Save the selected model of every (cell, split) under `OUT/models/`.
+    pub save_models: bool,
+}
+
+impl Default for EngineConfig {
+    fn default() -> Self {
+        EngineConfig {
+            warm_path: false,
+            time_budget: None,
+            save_models: true,
+        }
+    }
+}
+
+/// The metric nested cross-validation tunes on (mean over the inner folds of the selected
+/// start's test value).
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum InnerMetric {
+    /// Test accuracy.
+    Accuracy,
+    /// Test balanced accuracy.
+    BalancedAccuracy,
+    /// Test R squared (regression).
+    R2,
+}
+
+/// How the rows are split.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(tag = "protocol", rename_all = "snake_case")]
+pub enum Protocol {
+    /// `repeats` seeded stratified holdouts (`[split] test_fraction`), split r seeded
+    /// `seed + r` (as a one-setting run).
+    Holdout,
+    /// `repeats` seeded stratified k-fold partitions (repeat r seeded `seed + r`).
+    Kfold {
+        /// Folds.
+        folds: usize,
+    },
+    /// Nested stratified k-fold: `folds` outer folds (seeded `seed`), each outer training
+    /// part split into `inner_folds` (seeded `seed + 1 + outer fold`); every cell is fitted on
+    /// every inner and outer split; for each outer fold, the cell with the best mean inner
+    /// `metric` is chosen and its outer test value reported.
+    Nested {
+        /// Outer folds.
+        folds: usize,
+        /// Inner folds.
+        inner_folds: usize,
+        /// The tuning metric.
+        metric: InnerMetric,
+    },
+}
+
+#[derive(Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ProtocolKeys {
+    protocol: Option<String>,
+    folds: Option<usize>,
+    inner_folds: Option<usize>,
+    inner_metric: Option<InnerMetric>,
+}
+
+/// Where an axis lives in the config.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AxisSection {
+    /// A `[formulation]` parameter (from `[formulation]` or `[grid]`).
+    Formulation,
+    /// `[solver] name`.
+    Solver,
+    /// `[multistart] seed`.
+    MultistartSeed,
+}
+
+/// One axis of the grid: a config key and its values.
+#[derive(Clone, Debug)]
+pub struct Axis {
+    /// The key (`[formulation]` parameter name, or `name` / `seed`).
+    pub key: String,
+    /// Where it lives.
+    pub section: AxisSection,
+    /// Its values, in order.
+    pub values: Vec<toml::Value>,
+}
+
+impl Axis {
+    /// The name the results use: the parameter, `solver` or `multistart_seed`.
+    pub fn label(&self) -> &str {
+        match self.section {
+            AxisSection::Formulation => &self.key,
+            AxisSection::Solver => "solver",
+            AxisSection::MultistartSeed => "multistart_seed",
+        }
+    }
+}
+
+/// One point of the grid: a complete one-setting config.
+#[derive(Clone, Debug)]
+pub struct Cell {
+    /// Index (row-major over the axes, the last axis fastest).
+    pub index: usize,
+    /// Position on each axis.
+    pub coords: Vec<usize>,
+    /// The cell's config.
+    pub config: ExperimentConfig,
+    /// Fingerprint of the cell: data contents, formulation and parameters, solver and
+    /// options, multistart, split protocol.
+    pub fingerprint: String,
+}
+
+/// A config read as a grid of cells.
+#[derive(Clone, Debug)]
+pub struct Experiment {
+    /// The config file.
+    pub file: PathBuf,
+    /// The axes, outer first.
+    pub axes: Vec<Axis>,
+    /// The cells (at least one).
+    pub cells: Vec<Cell>,
+    /// The split protocol.
+    pub protocol: Protocol,
+    /// The `[experiment]` table.
+    pub engine: EngineConfig,
+    /// Fingerprint of the whole config (data contents, not paths; not the time budget).
+    pub fingerprint: String,
+    /// Whether the config uses anything beyond one setting (axes, `[experiment]`, a split
+    /// protocol other than holdout): such configs run on the engine.
+    pub uses_engine: bool,
+}
+
+/// Keys of `[split]` that the engine reads (the rest is the one-setting [`super::SplitConfig`]).
+const PROTOCOL_KEYS: [&str; 4] = ["protocol", "folds", "inner_folds", "inner_metric"];
+
+impl Experiment {
+    /// Reads a config file as a grid.
+    pub fn load(path: &Path) -> Result<Self> {
+        let text = std::fs::read_to_string(path).map_err(|e| GlassboxError::io(path, e))?;
+        Self::parse(path, &text)
+    }
+
+    /// Parses config text as a grid (see the module comment); `path` locates relative paths
+    /// and names the file in errors.
+    pub fn parse(path: &Path, text: &str) -> Result<Self> {
+        let file = path.display().to_string();
+        let bad = |m: String| GlassboxError::Config(format!("{file}: {m}"));
+        let mut doc: toml::Table =
+            toml::from_str(text).map_err(|e| bad(one_line(&e.to_string())))?;
+        let had_engine_table = doc.contains_key("experiment");
+        let engine: EngineConfig = match doc.remove("experiment") {
+            Some(v) => v.try_into().map_err(|e: toml::de::Error| {
+                bad(format!("[experiment]: {}", one_line(&e.to_string())))
+            })?,
+            None => EngineConfig::default(),
+        };
+        if let Some(b) = engine.time_budget {
+            if !(b.is_finite() && b > 0.0) {
+                return Err(bad(format!(
+                    "experiment.time_budget must be positive seconds, got {b}"
+                )));
+            }
+        }
+        let protocol = take_protocol(&mut doc).map_err(bad)?;
+        let mut axes = Vec::new();
+        // Solver names and multistart seeds first: the path walks the formulation axes.
+        if let Some(toml::Value::Table(solver)) = doc.get_mut("solver") {
+            if let Some(toml::Value::Array(names)) = solver.get("name") {
+                axes.push(Axis {
+                    key: "name".into(),
+                    section: AxisSection::Solver,
+                    values: non_empty(names.clone(), "[solver] name").map_err(&bad)?,
+                });
+                solver.remove("name");
+            }
+        }
+        if let Some(toml::Value::Table(ms)) = doc.get_mut("multistart") {
+            if let Some(toml::Value::Array(seeds)) = ms.get("seed") {
+                axes.push(Axis {
+                    key: "seed".into(),
+                    section: AxisSection::MultistartSeed,
+                    values: non_empty(seeds.clone(), "[multistart] seed").map_err(&bad)?,
+                });
+                ms.remove("seed");
+            }
+        }
+        let formulation_axes = take_formulation_axes(path, text, &mut doc).map_err(&bad)?;
+        axes.extend(formulation_axes);
+        if protocol != Protocol::Holdout {
+            check_protocol(&doc, &protocol).map_err(&bad)?;
+        }
+
+        let n_cells: usize = axes.iter().map(|a| a.values.len()).product();
+        if n_cells > 1_000_000 {
+            return Err(bad(format!(
+                "the grid has {n_cells} cells: more than a million"
+            )));
+        }
+        let dir = path.parent().unwrap_or(Path::new(".")).to_path_buf();
+        let protocol_json = serde_json::to_string(&protocol).unwrap_or_default();
+        let engine_fp = EngineConfig {
+            time_budget: None,
+            ..engine.clone()
+        };
+        let mut cells = Vec::with_capacity(n_cells);
+        let mut data_hashes = DataHashes::default();
+        for index in 0..n_cells {
+            let coords = coords_of(index, &axes);
+            let mut cell_doc = doc.clone();
+            for (axis, &i) in axes.iter().zip(&coords) {
+                set_axis_value(&mut cell_doc, axis, axis.values[i].clone());
+            }
+            let cell_text = toml::to_string(&cell_doc).map_err(|e| bad(e.to_string()))?;
+            let config = ExperimentConfig::parse(path, &cell_text).map_err(|e| {
+                if axes.is_empty() {
+                    e
+                } else {
+                    GlassboxError::Config(format!(
+                        "grid cell {}: {e}",
+                        describe_coords(&axes, &coords)
+                    ))
+                }
+            })?;
+            let canonical = canonical_doc(&cell_doc, &dir, &mut data_hashes)?;
+            let fingerprint = fingerprint(&[
+                &canonical,
+                &protocol_json,
+                &serde_json::to_string(&engine_fp).unwrap_or_default(),
+            ]);
+            cells.push(Cell {
+                index,
+                coords,
+                config,
+                fingerprint,
+            });
+        }
+        let mut whole = doc.clone();
+        for axis in &axes {
+            set_axis_value(&mut whole, axis, toml::Value::Array(axis.values.clone()));
+        }
+        let axes_json: Vec<String> = axes
+            .iter()
+            .map(|a| format!("{}={:?}", a.label(), a.values))
+            .collect();
+        let fingerprint = fingerprint(&[
+            &canonical_doc(&whole, &dir, &mut data_hashes)?,
+            &axes_json.join(";"),
+            &protocol_json,
+            &serde_json::to_string(&engine_fp).unwrap_or_default(),
+        ]);
+        let uses_engine = !axes.is_empty() || had_engine_table || protocol != Protocol::Holdout;
+        Ok(Experiment {
+            file: path.to_path_buf(),
+            axes,
+            cells,
+            protocol,
+            engine,
+            fingerprint,
+            uses_engine,
+        })
+    }
+
+    /// The grid values of `cell`: axis label -> value (non-finite floats as strings).
+    pub fn grid_values(&self, cell: &Cell) -> serde_json::Map<String, serde_json::Value> {
+        self.axes
+            .iter()
+            .zip(&cell.coords)
+            .map(|(a, &i)| (a.label().to_string(), toml_to_json(&a.values[i])))
+            .collect()
+    }
+
+    /// The positions of `cell` on the axes: axis label -> index.
+    pub fn grid_index(&self, cell: &Cell) -> std::collections::BTreeMap<String, usize> {
+        self.axes
+            .iter()
+            .zip(&cell.coords)
+            .map(|(a, &i)| (a.label().to_string(), i))
+            .collect()
+    }
+
+    /// Cell `index`'s values as `key=value, ...` for messages and tables.
+    pub fn describe(&self, cell: &Cell) -> String {
+        describe_coords(&self.axes, &cell.coords)
+    }
+}
+
+/// Reads and removes the engine's keys of `[split]`.
+fn take_protocol(doc: &mut toml::Table) -> std::result::Result<Protocol, String> {
+    let mut keys = toml::Table::new();
+    if let Some(toml::Value::Table(split)) = doc.get_mut("split") {
+        for k in PROTOCOL_KEYS {
+            if let Some(v) = split.remove(k) {
+                keys.insert(k.to_string(), v);
+            }
+        }
+    }
+    let keys: ProtocolKeys = toml::Value::Table(keys)
+        .try_into()
+        .map_err(|e: toml::de::Error| format!("[split]: {}", one_line(&e.to_string())))?;
+    let name = keys.protocol.as_deref().unwrap_or("holdout");
+    let need_folds = |what: &str, v: Option<usize>| match v {
+        Some(k) if k >= 2 => Ok(k),
+        Some(k) => Err(format!("split.{what} must be at least 2, got {k}")),
+        None => Err(format!(
+            "split.protocol = \"{name}\" needs split.{what} (at least 2)"
+        )),
+    };
+    let only = |what: &str, given: bool| {
+        if given {
+            Err(format!(
+                "split.{what} does not apply to protocol \"{name}\""
+            ))
+        } else {
+            Ok(())
+        }
+    };
+    match name {
+        "holdout" => {
+            only("folds", keys.folds.is_some())?;
+            only("inner_folds", keys.inner_folds.is_some())?;
+            only("inner_metric", keys.inner_metric.is_some())?;
+            Ok(Protocol::Holdout)
+        }
+        "kfold" => {
+            only("inner_folds", keys.inner_folds.is_some())?;
+            only("inner_metric", keys.inner_metric.is_some())?;
+            Ok(Protocol::Kfold {
+                folds: need_folds("folds", keys.folds)?,
+            })
+        }
+        "nested" => Ok(Protocol::Nested {
+            folds: need_folds("folds", keys.folds)?,
+            inner_folds: need_folds("inner_folds", keys.inner_folds)?,
+            metric: keys.inner_metric.unwrap_or(InnerMetric::Accuracy),
+        }),
+        other => Err(format!(
+            "split.protocol '{other}' is unknown: use \"holdout\", \"kfold\" or \"nested\""
+        )),
+    }
+}
+
+/// Checks what a k-fold or nested protocol excludes: a test fraction, a fixed test file,
+/// repeats for nested.
+fn check_protocol(doc: &toml::Table, protocol: &Protocol) -> std::result::Result<(), String> {
+    let split = doc.get("split").and_then(|s| s.as_table());
+    if split.is_some_and(|s| s.contains_key("test_fraction")) {
+        return Err("split.test_fraction applies to the holdout protocol only".into());
+    }
+    let data = doc.get("data").and_then(|s| s.as_table());
+    if data.is_some_and(|d| d.contains_key("test_path")) {
+        return Err("data.test_path gives one fixed split: use protocol = \"holdout\"".into());
+    }
+    if matches!(protocol, Protocol::Nested { .. })
+        && split.is_some_and(|s| s.get("repeats").is_some_and(|r| r.as_integer() != Some(1)))
+    {
+        return Err("split.repeats must be 1 with protocol = \"nested\"".into());
+    }
+    Ok(())
+}
+
+fn non_empty(
+    values: Vec<toml::Value>,
+    what: &str,
+) -> std::result::Result<Vec<toml::Value>, String> {
+    if values.is_empty() {
+        Err(format!("{what} is an empty list: give at least one value"))
+    } else {
+        Ok(values)
+    }
+}
+
+/// Finds the axes of `[formulation]` (in the order the file writes them) and of `[grid]`,
+/// removes them from `doc` and returns them.
+fn take_formulation_axes(
+    path: &Path,
+    text: &str,
+    doc: &mut toml::Table,
+) -> std::result::Result<Vec<Axis>, String> {
+    let order = formulation_key_order(text);
+    let grid = match doc.remove("grid") {
+        Some(toml::Value::Table(t)) => t,
+        Some(_) => return Err("[grid] must be a table of axes".into()),
+        None => toml::Table::new(),
+    };
+    let Some(toml::Value::Table(formulation)) = doc.get("formulation").cloned() else {
+        if grid.is_empty() {
+            return Ok(Vec::new());
+        }
+        return Err("[grid] needs a [formulation] table".into());
+    };
+    let mut keys: Vec<&String> = formulation.keys().filter(|k| *k != "name").collect();
+    keys.sort_by_key(|k| order.iter().position(|o| o == *k).unwrap_or(usize::MAX));
+    let mut axes = Vec::new();
+    for key in keys {
+        let value = &formulation[key];
+        let candidate = match value {
+            toml::Value::Table(t) if t.contains_key("from") => Some(expand_range(key, t)?),
+            toml::Value::Array(list) if !list.is_empty() => {
+                // A list is the parameter's value when the formulation takes it as one
+                // (rho, costs); otherwise each element is a value of an axis.
+                let alone = |v: toml::Value| {
+                    let mut probe = doc.clone();
+                    let mut f = toml::Table::new();
+                    f.insert("name".into(), formulation["name"].clone());
+                    f.insert(key.clone(), v);
+                    probe.insert("formulation".into(), toml::Value::Table(f));
+                    toml::to_string(&probe)
+                        .ok()
+                        .is_some_and(|t| ExperimentConfig::parse(path, &t).is_ok())
+                };
+                (!alone(value.clone()) && alone(list[0].clone())).then(|| list.clone())
+            }
+            _ => None,
+        };
+        if let Some(values) = candidate {
+            axes.push(Axis {
+                key: key.clone(),
+                section: AxisSection::Formulation,
+                values,
+            });
+        }
+    }
+    for (key, value) in grid {
+        if key == "name" {
+            return Err(
+                "[grid] cannot sweep the formulation's name: one formulation per config".into(),
+            );
+        }
+        if formulation.contains_key(&key) {
+            return Err(format!(
+                "'{key}' is both in [formulation] and in [grid]: give it once"
+            ));
+        }
+        let values = match &value {
+            toml::Value::Table(t) if t.contains_key("from") => expand_range(&key, t)?,
+            toml::Value::Array(list) => non_empty(list.clone(), &format!("grid.{key}"))?,
+            _ => {
+                return Err(format!(
+                    "grid.{key} must be a list of values or a range {{ from, to, step }}"
+                ))
+            }
+        };
+        axes.push(Axis {
+            key,
+            section: AxisSection::Formulation,
+            values,
+        });
+    }
+    if let Some(toml::Value::Table(f)) = doc.get_mut("formulation") {
+        for a in &axes {
+            f.remove(&a.key);
+        }
+    }
+    Ok(axes)
+}
+
+/// The keys of `[formulation]` in the order the text writes them (document order decides
+/// which axis is outer; `toml::Table` sorts its keys).
+fn formulation_key_order(text: &str) -> Vec<String> {
+    let Ok(parsed) = toml::de::DeTable::parse(text) else {
+        return Vec::new();
+    };
+    let Some((_, table)) = parsed
+        .get_ref()
+        .iter()
+        .find(|(k, _)| k.get_ref().as_ref() == "formulation")
+    else {
+        return Vec::new();
+    };
+    let toml::de::DeValue::Table(table) = table.get_ref() else {
+        return Vec::new();
+    };
+    let mut keys: Vec<(usize, String)> = table
+        .iter()
+        .map(|(k, _)| (k.span().start, k.get_ref().to_string()))
+        .collect();
+    keys.sort();
+    keys.into_iter().map(|(_, k)| k).collect()
+}
+
+/// Expands `{ from, to, step = 1, zero_first = false }` (see `docs/GRID_FORMAT.md`).
+fn expand_range(key: &str, t: &toml::Table) -> std::result::Result<Vec<toml::Value>, String> {
+    let err = |m: &str| format!("{key} = {{ from, to, step, zero_first }}: {m}");
+    for k in t.keys() {
+        if !["from", "to", "step", "zero_first"].contains(&k.as_str()) {
+            return Err(err(&format!("unknown key '{k}'")));
+        }
+    }
+    let num = |k: &str| -> std::result::Result<Option<toml::Value>, String> {
+        match t.get(k) {
+            None => Ok(None),
+            Some(v @ (toml::Value::Integer(_) | toml::Value::Float(_))) => Ok(Some(v.clone())),
+            Some(_) => Err(err(&format!("{k} must be a number"))),
+        }
+    };
+    let (Some(from), Some(to)) = (num("from")?, num("to")?) else {
+        return Err(err("needs both from and to"));
+    };
+    let step = num("step")?.unwrap_or(toml::Value::Integer(1));
+    let zero_first = match t.get("zero_first") {
+        None => false,
+        Some(toml::Value::Boolean(b)) => *b,
+        Some(_) => return Err(err("zero_first must be true or false")),
+    };
+    let as_f = |v: &toml::Value| {
+        v.as_float()
+            .or(v.as_integer().map(|i| i as f64))
+            .unwrap_or(f64::NAN)
+    };
+    let (f, tt, s) = (as_f(&from), as_f(&to), as_f(&step));
+    if !(s > 0.0 && s.is_finite() && f.is_finite() && tt.is_finite()) || tt < f {
+        return Err(err("needs finite from <= to and step > 0"));
+    }
+    let n = ((tt - f) / s + 1e-9).floor() as usize + 1;
+    if n > 100_000 {
+        return Err(err(&format!("{n} values: too many")));
+    }
+    let integers = [&from, &to, &step].iter().all(|v| v.is_integer());
+    let mut values: Vec<toml::Value> = (0..n)
+        .map(|i| match (integers, &from, &step) {
+            (true, toml::Value::Integer(a), toml::Value::Integer(b)) => {
+                toml::Value::Integer(a + b * i as i64)
+            }
+            _ => toml::Value::Float(f + s * i as f64),
+        })
+        .collect();
+    if zero_first {
+        values.insert(
+            0,
+            if key.ends_with("_log2") {
+                toml::Value::Float(f64::NEG_INFINITY)
+            } else if integers {
+                toml::Value::Integer(0)
+            } else {
+                toml::Value::Float(0.0)
+            },
+        );
+    }
+    Ok(values)
+}
+
+/// The coordinates of cell `index` (row-major, the last axis fastest).
+fn coords_of(mut index: usize, axes: &[Axis]) -> Vec<usize> {
+    let mut coords = vec![0; axes.len()];
+    for (c, axis) in coords.iter_mut().zip(axes).rev() {
+        *c = index % axis.values.len();
+        index /= axis.values.len();
+    }
+    coords
+}
+
+fn set_axis_value(doc: &mut toml::Table, axis: &Axis, value: toml::Value) {
+    let section = match axis.section {
+        AxisSection::Formulation => "formulation",
+        AxisSection::Solver => "solver",
+        AxisSection::MultistartSeed => "multistart",
+    };
+    let table = doc
+        .entry(section.to_string())
+        .or_insert_with(|| toml::Value::Table(toml::Table::new()));
+    if let toml::Value::Table(t) = table {
+        t.insert(axis.key.clone(), value);
+    }
+}
+
+fn describe_coords(axes: &[Axis], coords: &[usize]) -> String {
+    axes.iter()
+        .zip(coords)
+        .map(|(a, &i)| format!("{}={}", a.label(), a.values[i]))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// A TOML value as JSON, non-finite floats as strings ("-inf", "inf", "nan").
+pub fn toml_to_json(v: &toml::Value) -> serde_json::Value {
+    match v {
+        toml::Value::Float(f) if !f.is_finite() => serde_json::Value::String(format!("{f}")),
+        toml::Value::Array(a) => serde_json::Value::Array(a.iter().map(toml_to_json).collect()),
+        toml::Value::Table(t) => serde_json::Value::Object(
+            t.iter()
+                .map(|(k, v)| (k.clone(), toml_to_json(v)))
+                .collect(),
+        ),
+        other => serde_json::to_value(other).unwrap_or(serde_json::Value::Null),
+    }
+}
+
+/// Hashes of the files a config reads, by path (read once per config).
+#[derive(Default)]
+struct DataHashes(std::collections::HashMap<PathBuf, String>);
+
+impl DataHashes {
+    fn of(&mut self, path: &Path) -> Result<String> {
+        if let Some(h) = self.0.get(path) {
+            return Ok(h.clone());
+        }
+        let bytes = std::fs::read(path).map_err(|e| GlassboxError::io(path, e))?;
+        let h = format!("sha256:{:x}", Sha256::digest(&bytes));
+        self.0.insert(path.to_path_buf(), h.clone());
+        Ok(h)
+    }
+}
+
+/// `doc` as canonical text, with the files it names (data, test data, warm-start model)
+/// replaced by the hash of their contents: the same data under another path is the same
+/// experiment, changed data is another one.
+fn canonical_doc(doc: &toml::Table, dir: &Path, hashes: &mut DataHashes) -> Result<String> {
+    let mut doc = doc.clone();
+    for (section, key) in [
+        ("data", "path"),
+        ("data", "test_path"),
+        ("multistart", "warm_start"),
+    ] {
+        if let Some(toml::Value::Table(t)) = doc.get_mut(section) {
+            if let Some(toml::Value::String(p)) = t.get(key) {
+                let p = dir.join(p);
+                t.insert(key.to_string(), toml::Value::String(hashes.of(&p)?));
+            }
+        }
+    }
+    toml::to_string(&doc).map_err(|e| GlassboxError::Config(e.to_string()))
+}
+
+/// A short stable fingerprint (hex, 80 bits of SHA-256) of the parts, each length-prefixed.
+pub fn fingerprint(parts: &[&str]) -> String {
+    let mut h = Sha256::new();
+    for p in parts {
+        h.update((p.len() as u64).to_le_bytes());
+        h.update(p.as_bytes());
+    }
+    format!("{:x}", h.finalize())[..20].to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const BASE: &str = r#"
+[data]
+synthetic = { rows = 60, features = 3, classes = 2, seed = 1 }
+[formulation]
+name = "sorct"
+depth = 1
+lambda_local_log2 = { from = -2, to = 0, zero_first = true }
+rho = [0.1]
+gamma = [32.0, 512.0]
+[solver]
+name = "ipopt"
+"#;
+
+    #[test]
+    fn ranges_lists_and_document_order_make_the_cells() {
+        let e = Experiment::parse(Path::new("x.toml"), BASE).unwrap();
+        let labels: Vec<&str> = e.axes.iter().map(|a| a.label()).collect();
+        // rho takes a list as its value; lambda_local_log2 is written before gamma.
+        assert_eq!(labels, ["lambda_local_log2", "gamma"]);
+        assert_eq!(e.cells.len(), 4 * 2);
+        assert!(e.uses_engine);
+        let first = &e.axes[0].values;
+        assert_eq!(first[0].as_float(), Some(f64::NEG_INFINITY));
+        assert_eq!(first[1].as_integer(), Some(-2));
+        assert_eq!(first.len(), 4);
+        // Cell 3 = (lambda index 1, gamma index 1).
+        assert_eq!(e.cells[3].coords, vec![1, 1]);
+        match &e.cells[3].config.formulation {
+            super::super::FormulationConfig::Sorct(f) => {
+                assert_eq!(f.lambda_local_log2, Some(-2.0));
+                assert_eq!(f.gamma, 512.0);
+                assert_eq!(f.rho, vec![0.1]);
+            }
+            _ => panic!("not sorct"),
+        }
+        let fps: std::collections::BTreeSet<&String> =
+            e.cells.iter().map(|c| &c.fingerprint).collect();
+        assert_eq!(fps.len(), e.cells.len());
+        assert_eq!(e.grid_values(&e.cells[0])["lambda_local_log2"], "-inf");
+    }
+
+    #[test]
+    fn a_plain_config_is_one_cell_and_the_fingerprint_ignores_the_budget() {
+        let plain = BASE
+            .replace(
+                "lambda_local_log2 = { from = -2, to = 0, zero_first = true }",
+                "",
+            )
+            .replace("gamma = [32.0, 512.0]", "");
+        let e = Experiment::parse(Path::new("x.toml"), &plain).unwrap();
+        assert_eq!(e.cells.len(), 1);
+        assert!(!e.uses_engine);
+        let a = Experiment::parse(
+            Path::new("x.toml"),
+            &format!("{plain}\n[experiment]\ntime_budget = 5.0\n"),
+        )
+        .unwrap();
+        let b = Experiment::parse(
+            Path::new("x.toml"),
+            &format!("{plain}\n[experiment]\ntime_budget = 9.0\n"),
+        )
+        .unwrap();
+        assert!(a.uses_engine);
+        assert_eq!(a.fingerprint, b.fingerprint);
+        // An [experiment] table with only a budget is the same experiment.
+        assert_eq!(a.fingerprint, e.fingerprint);
+    }
+
+    #[test]
+    fn bad_axes_and_protocols_are_errors_naming_the_key() {
+        let cases = [
+            ("lambda_local_log2 = { from = 1, to = 0 }", "from <= to"),
+            (
+                "lambda_local_log2 = { from = 0, to = 2, by = 1 }",
+                "unknown key 'by'",
+            ),
+            ("depth = [\"a\", \"b\"]", "depth"),
+        ];
+        for (line, want) in cases {
+            let text = BASE.replace(
+                "lambda_local_log2 = { from = -2, to = 0, zero_first = true }",
+                line,
+            );
+            let e = Experiment::parse(Path::new("x.toml"), &text)
+                .unwrap_err()
+                .to_string();
+            assert!(e.contains(want), "{e}");
+        }
+        let text = format!("{BASE}\n[split]\nprotocol = \"kfold\"\n");
+        let e = Experiment::parse(Path::new("x.toml"), &text)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("split.folds"), "{e}");
+        let text = format!("{BASE}\n[split]\nprotocol = \"nested\"\nfolds = 3\ninner_folds = 2\ninner_metric = \"auc\"\n");
+        let e = Experiment::parse(Path::new("x.toml"), &text)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("inner_metric"), "{e}");
+        let text = format!("{BASE}\n[split]\nprotocol = \"nested\"\nfolds = 3\ninner_folds = 2\ninner_metric = \"balanced_accuracy\"\n");
+        let e = Experiment::parse(Path::new("x.toml"), &text).unwrap();
+        assert!(matches!(
+            e.protocol,
+            Protocol::Nested {
+                folds: 3,
+                inner_folds: 2,
+                metric: InnerMetric::BalancedAccuracy
+            }
+        ));
+    }
+}

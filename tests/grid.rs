@@ -1,0 +1,328 @@
+//! The experiment engine end to end: a warm-started S-ORCT grid on iris interrupted by
+//! SIGINT half-way and resumed (no finished cell redone, no partial line kept), the same grid
+//! run as two shards and merged (equal to the unsharded run apart from the timings), a
+//! different config refused in the same folder, and k-fold / nested k-fold protocols.
+
+use glassbox::experiment::engine::{self, Ending, RunOptions};
+use glassbox::experiment::grid::Experiment;
+use serde_json::Value;
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+fn iris() -> String {
+    format!("{}/../shared/datasets/iris.csv", env!("CARGO_MANIFEST_DIR"))
+}
+
+/// A 3 x 3 (lambda_L, lambda_G) S-ORCT grid, depth 2, 2 starts, 2 splits, warm path.
+fn grid_config(dir: &Path) -> PathBuf {
+    let text = format!(
+        r#"
+[data]
+path = "{}"
+[split]
+test_fraction = 0.25
+repeats = 2
+seed = 3
+[formulation]
+name = "sorct"
+depth = 2
+lambda_local_log2 = {{ from = -1, to = 0, zero_first = true }}
+lambda_global_log2 = [-1000.0, -2.0, 0.0]
+[solver]
+name = "ipopt"
+time_limit = 30.0
+[multistart]
+starts = 2
+seed = 5
+[experiment]
+warm_path = true
+"#,
+        iris()
+    );
+    let path = dir.join("grid.toml");
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+fn glassbox(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_glassbox"))
+        .args(args)
+        .env("CI", "true")
+        .output()
+        .unwrap()
+}
+
+fn lines(path: &Path) -> Vec<Value> {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+/// A line without the fields that measure time.
+fn untimed(mut v: Value) -> Value {
+    for k in ["solve_seconds", "backend_seconds", "lock_wait_seconds"] {
+        v.as_object_mut().unwrap().remove(k);
+    }
+    v
+}
+
+#[test]
+fn interrupted_grid_resumes_without_redoing_cells_and_shards_merge_to_the_same_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = grid_config(dir.path());
+    let cfg = config.to_str().unwrap();
+    let out = dir.path().join("whole");
+    let results = out.join("results.jsonl");
+    let units = 3 * 3 * 2;
+    let solves = units * 2;
+
+    // Start, wait for a few finished cells, interrupt.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_glassbox"))
+        .args(["run", cfg, "--out", out.to_str().unwrap()])
+        .env("CI", "true")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    loop {
+        let n = std::fs::read_to_string(&results)
+            .map(|t| t.lines().count())
+            .unwrap_or(0);
+        if n >= 6 {
+            break;
+        }
+        assert!(started.elapsed() < Duration::from_secs(300), "no progress");
+        assert!(child.try_wait().unwrap().is_none(), "the run ended early");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let status = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let output = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!output.status.success(), "an interrupted run must fail");
+    assert!(
+        stderr.contains("interrupted") && stderr.contains("rerun"),
+        "{stderr}"
+    );
+    let text = std::fs::read_to_string(&results).unwrap();
+    assert!(text.ends_with('\n'), "a partial line was left");
+    let first: Vec<Value> = lines(&results);
+    assert!(first.len() < solves, "the run was not interrupted half-way");
+    assert_eq!(first.len() % 2, 0, "an unfinished cell was left");
+    // A crash in the middle of a write leaves a partial line: resume drops it.
+    std::fs::write(&results, format!("{text}{{\"config_finger")).unwrap();
+
+    let output = glassbox(&["run", cfg, "--out", out.to_str().unwrap()]);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let done_before = first.len() / 2;
+    assert!(
+        stdout.contains(&format!(
+            "{} cell-splits solved now, {done_before} were done",
+            units - done_before
+        )),
+        "{stdout}"
+    );
+    let all = lines(&results);
+    assert_eq!(all.len(), solves);
+    let fps: BTreeSet<&str> = all
+        .iter()
+        .map(|l| l["fingerprint"].as_str().unwrap())
+        .collect();
+    assert_eq!(fps.len(), solves, "fingerprints are not unique");
+    // The lines of the first run are kept as they were (same timings: not solved again).
+    for l in &first {
+        assert!(
+            all.contains(l),
+            "a finished solve was redone or changed: {l}"
+        );
+    }
+    // Every cell has its lines, the warm path carried points from cell to cell.
+    let cells: BTreeSet<u64> = all.iter().map(|l| l["cell"].as_u64().unwrap()).collect();
+    assert_eq!(cells.len(), 9);
+    assert!(all.iter().all(|l| l["x"].is_array()));
+    assert!(all
+        .iter()
+        .filter(|l| l["cell"] != 0)
+        .all(|l| l["warm_from_cell"].as_u64() == Some(l["cell"].as_u64().unwrap() - 1)));
+    assert_eq!(all[0]["grid"]["lambda_local_log2"], "-inf");
+    assert_eq!(all[0]["lambda_local"], 0.0);
+
+    // The same config into the same folder again: nothing to do. Another config: refused.
+    let again = glassbox(&["run", cfg, "--out", out.to_str().unwrap()]);
+    assert!(String::from_utf8_lossy(&again.stdout)
+        .contains(&format!("0 cell-splits solved now, {units} were done")));
+    let other = dir.path().join("other.toml");
+    std::fs::write(
+        &other,
+        std::fs::read_to_string(&config)
+            .unwrap()
+            .replace("starts = 2", "starts = 3"),
+    )
+    .unwrap();
+    let refused = glassbox(&[
+        "run",
+        other.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(!refused.status.success());
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("another config"));
+
+    // Two shards (in parallel processes) merged equal the whole run apart from timings.
+    let shard_dirs: Vec<PathBuf> = (1..=2)
+        .map(|i| dir.path().join(format!("shard{i}")))
+        .collect();
+    let children: Vec<_> = shard_dirs
+        .iter()
+        .enumerate()
+        .map(|(i, d)| {
+            Command::new(env!("CARGO_BIN_EXE_glassbox"))
+                .args([
+                    "run",
+                    cfg,
+                    "--out",
+                    d.to_str().unwrap(),
+                    "--shard",
+                    &format!("{}/2", i + 1),
+                ])
+                .env("CI", "true")
+                .output()
+        })
+        .collect();
+    for c in children {
+        let c = c.unwrap();
+        assert!(c.status.success(), "{}", String::from_utf8_lossy(&c.stderr));
+    }
+    let merged = dir.path().join("merged");
+    let m = glassbox(&[
+        "merge",
+        merged.to_str().unwrap(),
+        shard_dirs[0].to_str().unwrap(),
+        shard_dirs[1].to_str().unwrap(),
+    ]);
+    assert!(m.status.success(), "{}", String::from_utf8_lossy(&m.stderr));
+    let merged_lines: Vec<Value> = lines(&merged.join("results.jsonl"))
+        .into_iter()
+        .map(untimed)
+        .collect();
+    let whole: Vec<Value> = all.into_iter().map(untimed).collect();
+    assert_eq!(merged_lines.len(), whole.len());
+    for (a, b) in merged_lines.iter().zip(&whole) {
+        assert_eq!(a, b);
+    }
+    // One shard alone is not the run.
+    let missing = glassbox(&[
+        "merge",
+        dir.path().join("m1").to_str().unwrap(),
+        shard_dirs[0].to_str().unwrap(),
+    ]);
+    assert!(String::from_utf8_lossy(&missing.stderr).contains("a shard is missing"));
+    let twice = glassbox(&[
+        "merge",
+        dir.path().join("m2").to_str().unwrap(),
+        shard_dirs[0].to_str().unwrap(),
+        shard_dirs[0].to_str().unwrap(),
+    ]);
+    assert!(String::from_utf8_lossy(&twice.stderr).contains("more than one folder"));
+}
+
+fn run_in_process(text: &str, dir: &Path) -> (Vec<Value>, PathBuf) {
+    let path = dir.join("cv.toml");
+    std::fs::write(&path, text).unwrap();
+    let exp = Experiment::load(&path).unwrap();
+    let out = dir.join("out");
+    let outcome = engine::run(
+        &exp,
+        &RunOptions {
+            out: out.clone(),
+            force: false,
+            jobs: 2,
+            shard: None,
+            progress: false,
+            stop: Arc::new(AtomicBool::new(false)),
+        },
+    )
+    .unwrap();
+    assert_eq!(outcome.ending, Ending::Finished);
+    (lines(&outcome.results_path), out)
+}
+
+#[test]
+fn kfold_and_nested_kfold_cover_every_row_once_and_tune_on_the_inner_metric() {
+    let base = format!(
+        r#"
+[data]
+path = "{}"
+[formulation]
+name = "logistic_l1"
+lambda_log2 = [-6.0, 2.0]
+[solver]
+name = "lbfgs"
+[multistart]
+starts = 1
+"#,
+        iris()
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let (kfold, _) = run_in_process(
+        &format!("{base}[split]\nprotocol = \"kfold\"\nfolds = 3\n"),
+        dir.path(),
+    );
+    assert_eq!(kfold.len(), 2 * 3);
+    let tests: usize = kfold
+        .iter()
+        .filter(|l| l["cell"] == 0)
+        .map(|l| l["n_test"].as_u64().unwrap() as usize)
+        .sum();
+    assert_eq!(tests, 150, "each row is tested once");
+    // The heavy penalty (2^2 / p) is worse than the light one on iris.
+    let acc = |c: u64| -> f64 {
+        let v: Vec<f64> = kfold
+            .iter()
+            .filter(|l| l["cell"] == c)
+            .map(|l| l["test_accuracy"].as_f64().unwrap())
+            .collect();
+        v.iter().sum::<f64>() / v.len() as f64
+    };
+    assert!(acc(0) > acc(1) + 0.1, "{} vs {}", acc(0), acc(1));
+
+    let dir = tempfile::tempdir().unwrap();
+    let (nested, out) = run_in_process(
+        &format!("{base}[split]\nprotocol = \"nested\"\nfolds = 3\ninner_folds = 2\ninner_metric = \"balanced_accuracy\"\n"),
+        dir.path(),
+    );
+    assert_eq!(nested.len(), 2 * (3 + 3 * 2));
+    assert_eq!(
+        nested.iter().filter(|l| l["split_role"] == "inner").count(),
+        2 * 6
+    );
+    let report: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("nested.json")).unwrap()).unwrap();
+    let folds = report["folds"].as_array().unwrap();
+    assert_eq!(folds.len(), 3);
+    for f in folds {
+        // The light penalty wins every inner comparison; its outer test value is reported.
+        assert_eq!(f["cell"], 0, "{report}");
+        let o = f["outer_fold"].as_u64().unwrap();
+        let line = nested
+            .iter()
+            .find(|l| l["cell"] == 0 && l["split"] == o && l["split_role"] == "outer")
+            .unwrap();
+        assert_eq!(f["outer_test"], line["test_balanced_accuracy"]);
+    }
+}
