@@ -53,7 +53,12 @@ impl ProjectedNewton {
     }
 
     /// The projected Newton direction, or `None` when the Hessian is not finite.
-    fn direction(h: &DMatrix<f64>, g: &[f64], active: &[bool]) -> Option<Vec<f64>> {
+    fn direction(
+        h: &DMatrix<f64>,
+        g: &[f64],
+        active: &[bool],
+        regularization: f64,
+    ) -> Option<Vec<f64>> {
         let free: Vec<usize> = (0..g.len()).filter(|&j| !active[j]).collect();
         let diagonal_max = (0..g.len()).fold(0f64, |m, j| m.max(h[(j, j)].abs()));
         if !diagonal_max.is_finite() {
@@ -70,8 +75,8 @@ impl ProjectedNewton {
         }
         let rhs = DVector::from_iterator(free.len(), free.iter().map(|&j| -g[j]));
         let diagonal_min = hff.diagonal().min();
-        let mut tau = 0.0;
-        let first_shift = (-diagonal_min).max(0.0) + floor;
+        let mut tau = regularization;
+        let first_shift = ((-diagonal_min).max(0.0) + floor).max(10.0 * regularization);
         for _ in 0..MAX_FACTORIZATIONS {
             let mut shifted = hff.clone();
             for a in 0..free.len() {
@@ -86,7 +91,11 @@ impl ProjectedNewton {
                     return Some(d);
                 }
             }
-            tau = if tau == 0.0 { first_shift } else { 10.0 * tau };
+            tau = if tau < first_shift {
+                first_shift
+            } else {
+                10.0 * tau
+            };
         }
         None
     }
@@ -136,7 +145,13 @@ where
                 return Ok((self.common.halt(state, stop), None));
             }
         };
-        let newton = Self::direction(&h, &g, &active).filter(|d| {
+        // The regularized Newton step of Li, Fukushima, Qi and Yamashita (2004): a shift of
+        // the order of the projected gradient keeps fast local convergence where the
+        // minimizers are not isolated (flat directions: a zero eigenvalue of the Hessian, as
+        // at the S-ORRT points where leaves receive no data), where the pure Newton step
+        // oscillates along the flat directions.
+        let regularization = c.projected_gradient_norm(&x, &g);
+        let newton = Self::direction(&h, &g, &active, regularization).filter(|d| {
             let slope = dot(&g, d);
             slope.is_finite() && slope < 0.0
         });
