@@ -45,6 +45,37 @@ fn max_violation(problem: &dyn NlpProblem, x: &[f64]) -> f64 {
     bounds.chain(rows).fold(0.0, f64::max)
 }
 
+/// The smallest eigenvalue of the objective's Hessian on the variables strictly inside
+/// their bounds (for problems without general constraints): negative at a saddle point, so
+/// a point that is stationary to tolerance is not a local minimizer. `NaN` without a Hessian.
+fn smallest_free_eigenvalue(problem: &dyn NlpProblem, x: &[f64]) -> f64 {
+    let Some(structure) = problem.hessian_structure() else {
+        return f64::NAN;
+    };
+    let (xl, xu) = problem.variable_bounds();
+    let free: Vec<usize> = (0..x.len())
+        .filter(|&j| xl[j] < x[j] && x[j] < xu[j])
+        .collect();
+    let mut values = vec![0.0; structure.len()];
+    let lambda = vec![0.0; problem.num_constraints()];
+    problem.hessian_values(x, 1.0, &lambda, &mut values);
+    let mut position = vec![usize::MAX; x.len()];
+    for (a, &j) in free.iter().enumerate() {
+        position[j] = a;
+    }
+    let mut h = nalgebra::DMatrix::<f64>::zeros(free.len(), free.len());
+    for (&(r, c), v) in structure.iter().zip(&values) {
+        let (a, b) = (position[r], position[c]);
+        if a != usize::MAX && b != usize::MAX {
+            h[(a, b)] += v;
+            if a != b {
+                h[(b, a)] += v;
+            }
+        }
+    }
+    h.symmetric_eigenvalues().min()
+}
+
 /// Solves `problem` from every start with IPOPT and `backend` and prints the comparison.
 fn compare(
     name: &str,
@@ -53,7 +84,7 @@ fn compare(
     backend: &str,
     raw: &[(String, String)],
 ) {
-    println!("{name}: start, IPOPT objective (s), {backend} objective (s, iterations, status), ratio, violation, IPOPT from {backend}'s point / {backend}");
+    println!("{name}: start, IPOPT objective (s), {backend} objective (s, iterations, status), ratio, violation, IPOPT from {backend}'s point / {backend}, smallest eigenvalue of the Hessian on {backend}'s free variables");
     let (mut within, mut not_worse, mut ratios) = (0, 0, Vec::new());
     for (s, x0) in starts.iter().enumerate() {
         let solve_from = |solver: &str, start: &[f64]| {
@@ -86,13 +117,14 @@ fn compare(
         not_worse += usize::from(ratio <= 1.01);
         ratios.push(ratio);
         println!(
-            "  {s:>3}  {fi:.6e} ({:.2} s)  {fo:.6e} ({:.2} s, {:>6}, {})  {ratio:.4}  {:.1e}  {:.4}",
+            "  {s:>3}  {fi:.6e} ({:.2} s)  {fo:.6e} ({:.2} s, {:>6}, {})  {ratio:.4}  {:.1e}  {:.4}  {:.2e}",
             ipopt.wall_seconds,
             other.wall_seconds,
             other.iterations,
             other.status,
             max_violation(problem, &other.primal),
-            problem.objective(&polished.primal) / fo
+            problem.objective(&polished.primal) / fo,
+            smallest_free_eigenvalue(problem, &other.primal)
         );
     }
     ratios.sort_by(f64::total_cmp);

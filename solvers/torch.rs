@@ -49,6 +49,9 @@ pub const NAME: &str = "torch";
 /// What the backend can do.
 pub const CAPABILITIES: Capabilities = Capabilities {
     gpu: true,
+    // Its problems give no Hessian (autograd derivatives are first order only), so the
+    // gradient backend's projected Newton stage never runs.
+    exact_hessian: false,
     ..gradient::CAPABILITIES
 };
 

@@ -23,6 +23,7 @@
 //!
 //! Depends on the core's result types and on argmin.
 
+use super::newton::{self, ProjectedNewton};
 use super::projected::{Common, InnerState, Pairs, ProjectedLbfgs, Spg, Stop, UNBOUNDED_BELOW};
 use super::subproblem::{Nlp, Point, Subproblem};
 use super::{Method, Settings, NAME};
@@ -139,6 +140,8 @@ struct Inner {
     last: Option<Point>,
     /// L-BFGS's correction pairs at the end.
     pairs: Option<Pairs>,
+    /// The iterations of the projected Newton stage (included in `iterations`).
+    newton_iterations: u64,
 }
 
 /// The subproblem's data for one inner solve.
@@ -155,7 +158,90 @@ struct InnerRequest<'a> {
     pairs: Option<Pairs>,
 }
 
+/// Whether the projected Newton stage follows the first-order one: asked for (the default),
+/// the problem gives a Hessian, and it is small enough for a dense one.
+fn refines(settings: &Settings, nlp: &Nlp) -> bool {
+    settings.refine && nlp.hessian.is_some() && nlp.n <= newton::MAX_VARIABLES
+}
+
+/// One inner solve: the first-order method and, when [`refines`] and it stopped short of
+/// the tolerance (no progress, or `refine_after` iterations), projected Newton from its
+/// point, within the same iteration budget and deadline.
 fn run_inner(settings: &Settings, mut request: InnerRequest) -> Result<Inner, String> {
+    let nlp = request.nlp;
+    let refine = refines(settings, nlp);
+    let max_iters = request.max_iters;
+    if refine {
+        request.max_iters = max_iters.min(settings.refine_after);
+    }
+    let (lambda, rho, tolerance, deadline, outer) = (
+        request.lambda.clone(),
+        request.rho,
+        request.tolerance,
+        request.deadline,
+        request.outer,
+    );
+    let mut first = run_first_order(settings, request)?;
+    let stopped_short = match &first.stop {
+        Some(Stop::NoProgress(_)) => true,
+        None => first.reason == Some(TerminationReason::MaxItersReached),
+        _ => false,
+    };
+    if !refine || !stopped_short || first.iterations >= max_iters {
+        return Ok(first);
+    }
+    let start = match first
+        .last
+        .take()
+        .filter(|p| p.x == first.x && p.derivatives.is_some())
+    {
+        Some(p) => p,
+        None => match nlp.evaluate(&first.x) {
+            Ok(p) => p,
+            Err(message) => {
+                first.stop = Some(Stop::EvaluationFailed(message));
+                return Ok(first);
+            }
+        },
+    };
+    let common = Common::new(
+        nlp.x_lower.clone(),
+        nlp.x_upper.clone(),
+        tolerance,
+        deadline,
+    );
+    let request = InnerRequest {
+        start,
+        lambda,
+        rho,
+        tolerance,
+        max_iters: max_iters - first.iterations,
+        deadline,
+        outer,
+        nlp,
+        pairs: None,
+    };
+    let (second, _) = execute(settings, request, ProjectedNewton::new(common), |s| {
+        s.common.stop.clone()
+    })?;
+    let stop = match second.stop {
+        Some(Stop::NoProgress(why)) => Some(Stop::NoProgress(format!(
+            "projected Newton after {} first-order iterations: {why}",
+            first.iterations
+        ))),
+        other => other,
+    };
+    Ok(Inner {
+        iterations: first.iterations + second.iterations,
+        newton_iterations: second.iterations,
+        stop,
+        pairs: first.pairs,
+        ..second
+    })
+}
+
+/// The first-order stage of an inner solve (the configured `method`).
+fn run_first_order(settings: &Settings, mut request: InnerRequest) -> Result<Inner, String> {
     let nlp = request.nlp;
     let common = Common::new(
         nlp.x_lower.clone(),
@@ -226,6 +312,7 @@ where
         stop: stop_of(&solver),
         last: problem.take_problem().and_then(Subproblem::into_last),
         pairs: None,
+        newton_iterations: 0,
     };
     Ok((inner, solver))
 }
@@ -235,6 +322,8 @@ struct Finisher<'a> {
     nlp: &'a Nlp<'a>,
     start: Instant,
     iterations: u64,
+    /// The part of `iterations` spent in the projected Newton stage.
+    newton_iterations: u64,
     constraint_tolerance: f64,
 }
 
@@ -248,6 +337,14 @@ impl Finisher<'_> {
         assessment: Option<&Assessment>,
     ) -> SolveResult {
         let nlp = self.nlp;
+        let raw_status = if self.newton_iterations > 0 {
+            format!(
+                "{raw_status} [{} of the {} iterations by projected Newton]",
+                self.newton_iterations, self.iterations
+            )
+        } else {
+            raw_status
+        };
         let mut result = SolveResult::failed(NAME, status, raw_status);
         if let Some(point) = point {
             result.primal = point.x.clone();
@@ -296,6 +393,7 @@ pub(crate) fn solve(
         nlp,
         start,
         iterations: 0,
+        newton_iterations: 0,
         constraint_tolerance: settings.constraint_tolerance,
     };
     nlp.project(&mut x0);
@@ -382,6 +480,7 @@ pub(crate) fn solve(
             }
         };
         done.iterations += inner.iterations;
+        done.newton_iterations += inner.newton_iterations;
         pairs = inner.pairs.take();
         match &inner.stop {
             Some(Stop::EvaluationFailed(message)) => {

@@ -58,7 +58,7 @@ const MAX_TRIALS: usize = 60;
 /// Doublings of a unit step at most.
 const MAX_EXPANSIONS: usize = 80;
 /// Upper limit of the epsilon of the epsilon-active set.
-const ACTIVE_EPSILON: f64 = 1e-3;
+pub(super) const ACTIVE_EPSILON: f64 = 1e-3;
 /// Iterations in a row without a new lowest cost or projected gradient after which L-BFGS
 /// gives up (it accepts steps that raise the cost by rounding errors only).
 const LBFGS_MAX_STALLED: u32 = 10;
@@ -106,8 +106,8 @@ impl Stop {
 /// stopped.
 #[derive(Clone, Debug)]
 pub(crate) struct Common {
-    lower: Vec<f64>,
-    upper: Vec<f64>,
+    pub(super) lower: Vec<f64>,
+    pub(super) upper: Vec<f64>,
     tolerance: f64,
     deadline: Option<Instant>,
     /// Why the method stopped, when it stopped by itself.
@@ -121,7 +121,7 @@ pub(crate) struct Common {
 }
 
 /// The outcome of a line search.
-enum Search {
+pub(super) enum Search {
     /// A new point, its cost and gradient, and the step length.
     Accepted(Vec<f64>, f64, Vec<f64>, f64),
     /// No acceptable point along the direction.
@@ -130,7 +130,7 @@ enum Search {
     Stopped(Stop),
 }
 
-fn dot(a: &[f64], b: &[f64]) -> f64 {
+pub(super) fn dot(a: &[f64], b: &[f64]) -> f64 {
     a.iter().zip(b).map(|(x, y)| x * y).sum()
 }
 
@@ -165,7 +165,7 @@ impl Common {
     }
 
     /// `|P(x - g) - x|_inf`.
-    fn projected_gradient_norm(&self, x: &[f64], g: &[f64]) -> f64 {
+    pub(super) fn projected_gradient_norm(&self, x: &[f64], g: &[f64]) -> f64 {
         (0..x.len()).fold(0.0, |m, j| {
             m.max(clamp(-g[j], self.lower[j] - x[j], self.upper[j] - x[j]).abs())
         })
@@ -176,7 +176,7 @@ impl Common {
     }
 
     /// Projects the starting point and evaluates cost and gradient there.
-    fn init<O>(&mut self, problem: &mut Problem<O>, state: InnerState) -> InnerState
+    pub(super) fn init<O>(&mut self, problem: &mut Problem<O>, state: InnerState) -> InnerState
     where
         O: CostFunction<Param = Vec<f64>, Output = f64>
             + Gradient<Param = Vec<f64>, Gradient = Vec<f64>>,
@@ -204,7 +204,7 @@ impl Common {
     }
 
     /// The methods' own stopping tests, before every iteration.
-    fn terminate(&mut self, state: &InnerState) -> TerminationStatus {
+    pub(super) fn terminate(&mut self, state: &InnerState) -> TerminationStatus {
         if self.stop.is_none() {
             if let (Some(x), Some(g)) = (state.get_param(), state.get_gradient()) {
                 if state.get_cost() < UNBOUNDED_BELOW {
@@ -224,7 +224,7 @@ impl Common {
     }
 
     /// Stops the method with `stop`.
-    fn halt(&mut self, state: InnerState, stop: Stop) -> InnerState {
+    pub(super) fn halt(&mut self, state: InnerState, stop: Stop) -> InnerState {
         let reason = stop.reason();
         self.stop = Some(stop);
         state.terminate_with(reason)
@@ -235,7 +235,7 @@ impl Common {
     /// smallest projected gradient, or a lowest cost that fell by less than
     /// `1e-10 max(1, |f|)` over the last [`STAGNATION_WINDOW`] iterations (a valley so flat
     /// that the tolerance is out of reach in any useful time).
-    fn stalled(&mut self, f_new: f64, pg_new: f64, limit: u32) -> Option<String> {
+    pub(super) fn stalled(&mut self, f_new: f64, pg_new: f64, limit: u32) -> Option<String> {
         if f_new < self.best || pg_new < self.best_pg {
             self.best = self.best.min(f_new);
             self.best_pg = self.best_pg.min(pg_new);
@@ -268,7 +268,7 @@ impl Common {
     /// `f(x_t) <= f_ref + c1 g^T (x_t - x)` (up to rounding in `f_ref`) and a finite
     /// gradient. With `expand`, a unit step that the bounds leave alone and that fails the
     /// curvature condition is doubled while the Armijo condition holds.
-    fn search<O>(
+    pub(super) fn search<O>(
         &self,
         problem: &mut Problem<O>,
         x: &[f64],
@@ -376,6 +376,12 @@ impl Common {
         }
         Search::Accepted(xt, ft, gt, t)
     }
+}
+
+/// The steepest descent direction, scaled so that its largest entry is at most 1.
+pub(super) fn steepest(g: &[f64]) -> Vec<f64> {
+    let scale = 1f64.min(1.0 / inf_norm(g).max(f64::MIN_POSITIVE));
+    g.iter().map(|v| -scale * v).collect()
 }
 
 /// L-BFGS correction pairs `(s, y)`, oldest first.
@@ -494,11 +500,6 @@ impl ProjectedLbfgs {
             self.diagonal.clear();
         }
     }
-
-    fn steepest(g: &[f64]) -> Vec<f64> {
-        let scale = 1f64.min(1.0 / inf_norm(g).max(f64::MIN_POSITIVE));
-        g.iter().map(|v| -scale * v).collect()
-    }
 }
 
 impl<O> Solver<O, InnerState> for ProjectedLbfgs
@@ -543,16 +544,14 @@ where
             self.s.clear();
             self.y.clear();
             self.diagonal.clear();
-            d = Self::steepest(&g);
+            d = steepest(&g);
         }
         let mut outcome = self.common.search(problem, &x, f, &g, &d, true);
         if matches!(outcome, Search::Failed) && !self.s.is_empty() {
             self.s.clear();
             self.y.clear();
             self.diagonal.clear();
-            outcome = self
-                .common
-                .search(problem, &x, f, &g, &Self::steepest(&g), true);
+            outcome = self.common.search(problem, &x, f, &g, &steepest(&g), true);
         }
         let (xt, ft, gt, t) = match outcome {
             Search::Accepted(xt, ft, gt, t) => (xt, ft, gt, t),

@@ -21,7 +21,8 @@
 //! Depends on the core's `NlpProblem` and on argmin's problem traits.
 
 use crate::nlp::NlpProblem;
-use argmin::core::{CostFunction, Error as ArgminError, Gradient};
+use argmin::core::{CostFunction, Error as ArgminError, Gradient, Hessian};
+use nalgebra::DMatrix;
 use std::cell::RefCell;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
@@ -36,6 +37,9 @@ pub(crate) struct Nlp<'a> {
     pub g_lower: Vec<f64>,
     pub g_upper: Vec<f64>,
     pub jacobian: Vec<(usize, usize)>,
+    /// The lower-triangle structure of the Hessian of the Lagrangian, when the problem gives
+    /// one (the projected Newton stage needs it).
+    pub hessian: Option<Vec<(usize, usize)>>,
 }
 
 /// The objective and constraints at a point, and their derivatives once asked for.
@@ -92,6 +96,7 @@ impl<'a> Nlp<'a> {
             g_lower,
             g_upper,
             jacobian: problem.jacobian_structure(),
+            hessian: problem.hessian_structure(),
         }
     }
 
@@ -275,6 +280,72 @@ impl<'a> Nlp<'a> {
         self.projected_step(&point.x, &grad).1
     }
 
+    /// The dense Hessian of the augmented Lagrangian `L_rho(.; lambda)` at a differentiated
+    /// point: the problem's Hessian of the Lagrangian with the multiplier update `mu`
+    /// (`grad^2 f + sum_i mu_i grad^2 g_i`) plus `rho grad g_i grad g_i^T` for every
+    /// constraint whose shifted value `t_i` lies outside its range (the generalized Hessian of
+    /// the squared distance, which is not twice differentiable where `t_i` meets a bound).
+    /// Entries listed twice in the structure are summed. Non-finite values are left for the
+    /// caller to detect.
+    pub fn augmented_hessian(
+        &self,
+        point: &Point,
+        lambda: &[f64],
+        rho: f64,
+    ) -> Result<DMatrix<f64>, String> {
+        let structure = self
+            .hessian
+            .as_ref()
+            .ok_or_else(|| format!("{} gives no Hessian", self.problem.name()))?;
+        let n = self.n;
+        let mu = self.multiplier_update(&point.g, lambda, rho);
+        let problem = self.problem;
+        let x = &point.x;
+        let values = catch_unwind(AssertUnwindSafe(|| {
+            let mut values = vec![0.0; structure.len()];
+            problem.hessian_values(x, 1.0, &mu, &mut values);
+            values
+        }))
+        .map_err(|payload| {
+            format!(
+                "an evaluation of {} panicked: {}",
+                problem.name(),
+                panic_message(payload.as_ref())
+            )
+        })?;
+        let mut h = DMatrix::zeros(n, n);
+        for (&(r, c), v) in structure.iter().zip(&values) {
+            h[(r, c)] += v;
+            if r != c {
+                h[(c, r)] += v;
+            }
+        }
+        if self.m > 0 {
+            let (_, jac) = point
+                .derivatives
+                .as_ref()
+                .expect("the point was differentiated");
+            let outside: Vec<bool> = self
+                .shifted(&point.g, lambda, rho)
+                .map(|(t, p)| t != p)
+                .collect();
+            let mut rows: Vec<Vec<(usize, f64)>> = vec![Vec::new(); self.m];
+            for (&(i, j), &v) in self.jacobian.iter().zip(jac) {
+                if outside[i] {
+                    rows[i].push((j, v));
+                }
+            }
+            for row in &rows {
+                for &(j, vj) in row {
+                    for &(k, vk) in row {
+                        h[(j, k)] += rho * vj * vk;
+                    }
+                }
+            }
+        }
+        Ok(h)
+    }
+
     /// The initial penalty of ALGENCAN: `10 max(1, |f|) / max(1, h)` with `h` half the
     /// squared violation, clamped to `[1e-8, 1e8]`.
     pub fn initial_penalty(&self, point: &Point) -> f64 {
@@ -386,5 +457,20 @@ impl Gradient for Subproblem<'_> {
             let mu = self.nlp.multiplier_update(&point.g, &self.lambda, self.rho);
             self.nlp.lagrangian_gradient(point, &mu)
         })
+    }
+}
+
+impl Hessian for Subproblem<'_> {
+    type Param = Vec<f64>;
+    type Hessian = DMatrix<f64>;
+
+    fn hessian(&self, x: &Vec<f64>) -> Result<DMatrix<f64>, ArgminError> {
+        self.with_point(x, true, |point| {
+            if !(point.finite_values() && point.finite_derivatives()) {
+                return Ok(DMatrix::from_element(self.nlp.n, self.nlp.n, f64::NAN));
+            }
+            self.nlp.augmented_hessian(point, &self.lambda, self.rho)
+        })?
+        .map_err(ArgminError::msg)
     }
 }

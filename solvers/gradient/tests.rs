@@ -535,3 +535,77 @@ fn the_diagonal_initial_hessian_handles_bad_scaling() {
         assert!((result.primal[j] - expected).abs() <= 1e-6, "x_{j}");
     }
 }
+
+/// `f = x0^2 x1 + exp(x1)`, `g0 = x0 x1 = 1`, `g1 = x0^2 + x1^2 <= 1`, with exact Hessians.
+struct Curved;
+
+impl NlpProblem for Curved {
+    fn num_variables(&self) -> usize {
+        2
+    }
+    fn num_constraints(&self) -> usize {
+        2
+    }
+    fn variable_bounds(&self) -> (Vec<f64>, Vec<f64>) {
+        (vec![-INF; 2], vec![INF; 2])
+    }
+    fn constraint_bounds(&self) -> (Vec<f64>, Vec<f64>) {
+        (vec![1.0, -INF], vec![1.0, 1.0])
+    }
+    fn objective(&self, x: &[f64]) -> f64 {
+        x[0] * x[0] * x[1] + x[1].exp()
+    }
+    fn gradient(&self, x: &[f64], grad: &mut [f64]) {
+        grad[0] = 2.0 * x[0] * x[1];
+        grad[1] = x[0] * x[0] + x[1].exp();
+    }
+    fn constraints(&self, x: &[f64], g: &mut [f64]) {
+        g[0] = x[0] * x[1];
+        g[1] = x[0] * x[0] + x[1] * x[1];
+    }
+    fn jacobian_structure(&self) -> Vec<(usize, usize)> {
+        vec![(0, 0), (0, 1), (1, 0), (1, 1)]
+    }
+    fn jacobian_values(&self, x: &[f64], values: &mut [f64]) {
+        values.copy_from_slice(&[x[1], x[0], 2.0 * x[0], 2.0 * x[1]]);
+    }
+    fn hessian_structure(&self) -> Option<Vec<(usize, usize)>> {
+        Some(vec![(0, 0), (1, 0), (1, 1)])
+    }
+    fn hessian_values(&self, x: &[f64], sigma: f64, lambda: &[f64], values: &mut [f64]) {
+        values[0] = sigma * 2.0 * x[1] + 2.0 * lambda[1];
+        values[1] = sigma * 2.0 * x[0] + lambda[0];
+        values[2] = sigma * x[1].exp() + 2.0 * lambda[1];
+    }
+}
+
+#[test]
+fn the_augmented_hessian_matches_finite_differences() {
+    use argmin::core::{Gradient, Hessian};
+    let nlp = subproblem::Nlp::new(&Curved);
+    // (1.1, 0.7): g1 = 1.7 violates its bound; with these multipliers both terms count.
+    for (x, lambda) in [
+        (vec![1.1, 0.7], vec![0.3, 0.2]),
+        (vec![0.4, -0.9], vec![-0.5, 0.0]),
+    ] {
+        let al = subproblem::Subproblem::new(&nlp, lambda, 3.0, None);
+        let h = al.hessian(&x).unwrap();
+        let step = 1e-6;
+        for j in 0..2 {
+            let shifted = |t: f64| {
+                let mut y = x.clone();
+                y[j] += t;
+                al.gradient(&y).unwrap()
+            };
+            let (plus, minus) = (shifted(step), shifted(-step));
+            for i in 0..2 {
+                let fd = (plus[i] - minus[i]) / (2.0 * step);
+                assert!(
+                    (fd - h[(i, j)]).abs() <= 1e-6 * h[(i, j)].abs().max(1.0),
+                    "at {x:?}: H[{i},{j}] = {} against {fd}",
+                    h[(i, j)]
+                );
+            }
+        }
+    }
+}
