@@ -325,10 +325,7 @@ impl ForestModel {
 
 impl Classifier for ForestModel {
     fn classes(&self) -> &[String] {
-        match &self.task {
-            TreeTask::Classification { classes } => classes,
-            TreeTask::Regression { .. } => &[],
-        }
+        self.task.classes()
     }
 
     fn encoding(&self) -> &Encoding {
@@ -346,10 +343,7 @@ impl Classifier for ForestModel {
 
 impl Regressor for ForestModel {
     fn target(&self) -> &str {
-        match &self.task {
-            TreeTask::Regression { target } => target,
-            TreeTask::Classification { .. } => "",
-        }
+        self.task.target()
     }
 
     fn encoding(&self) -> &Encoding {

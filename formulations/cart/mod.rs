@@ -168,6 +168,39 @@ pub enum TreeTask {
     },
 }
 
+impl TreeTask {
+    /// The class labels; none for regression.
+    pub fn classes(&self) -> &[String] {
+        match self {
+            TreeTask::Classification { classes } => classes,
+            TreeTask::Regression { .. } => &[],
+        }
+    }
+
+    /// The target column of a regression; empty for classification.
+    pub fn target(&self) -> &str {
+        match self {
+            TreeTask::Regression { target } => target,
+            TreeTask::Classification { .. } => "",
+        }
+    }
+}
+
+/// Leaf values (class fractions) of each row as a rows x `k` probability matrix.
+pub(crate) fn values_to_proba<V: AsRef<[f64]>>(values: &[V], k: usize) -> DMatrix<f64> {
+    DMatrix::from_fn(values.len(), k, |i, c| {
+        values[i].as_ref().get(c).copied().unwrap_or(0.0)
+    })
+}
+
+/// Leaf values (one number each) of each row as predictions.
+pub(crate) fn values_to_predictions<V: AsRef<[f64]>>(values: &[V]) -> Vec<f64> {
+    values
+        .iter()
+        .map(|v| v.as_ref().first().copied().unwrap_or(f64::NAN))
+        .collect()
+}
+
 /// A fitted axis-aligned tree with what it needs to predict on the user's table and to
 /// describe itself: the model file of CART, TAO and TMO (`learner` names which).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -352,10 +385,7 @@ fn split_texts(encoding: &Encoding, names: &[String]) -> Box<SplitTexts> {
 
 impl Classifier for TreeModel {
     fn classes(&self) -> &[String] {
-        match &self.task {
-            TreeTask::Classification { classes } => classes,
-            TreeTask::Regression { .. } => &[],
-        }
+        self.task.classes()
     }
 
     fn encoding(&self) -> &Encoding {
@@ -367,20 +397,13 @@ impl Classifier for TreeModel {
     }
 
     fn predict_proba(&self, x: &DMatrix<f64>) -> DMatrix<f64> {
-        let k = self.classes().len();
-        let values = self.tree.values(x);
-        DMatrix::from_fn(x.nrows(), k, |i, c| {
-            values[i].get(c).copied().unwrap_or(0.0)
-        })
+        values_to_proba(&self.tree.values(x), self.classes().len())
     }
 }
 
 impl Regressor for TreeModel {
     fn target(&self) -> &str {
-        match &self.task {
-            TreeTask::Regression { target } => target,
-            TreeTask::Classification { .. } => "",
-        }
+        self.task.target()
     }
 
     fn encoding(&self) -> &Encoding {
@@ -392,10 +415,6 @@ impl Regressor for TreeModel {
     }
 
     fn predict(&self, x: &DMatrix<f64>) -> Vec<f64> {
-        self.tree
-            .values(x)
-            .iter()
-            .map(|v| v.first().copied().unwrap_or(f64::NAN))
-            .collect()
+        values_to_predictions(&self.tree.values(x))
     }
 }

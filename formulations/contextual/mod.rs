@@ -669,10 +669,7 @@ impl ContextualTreeModel {
 
 impl Classifier for ContextualTreeModel {
     fn classes(&self) -> &[String] {
-        match &self.task {
-            TreeTask::Classification { classes } => classes,
-            TreeTask::Regression { .. } => &[],
-        }
+        self.task.classes()
     }
 
     fn encoding(&self) -> &Encoding {
@@ -685,20 +682,13 @@ impl Classifier for ContextualTreeModel {
 
     /// The class fractions of the leaf the row reaches in its chosen tree.
     fn predict_proba(&self, x: &DMatrix<f64>) -> DMatrix<f64> {
-        let k = self.classes().len();
-        let values = self.chosen_values(x);
-        DMatrix::from_fn(x.nrows(), k, |i, c| {
-            values[i].get(c).copied().unwrap_or(0.0)
-        })
+        crate::formulations::cart::values_to_proba(&self.chosen_values(x), self.classes().len())
     }
 }
 
 impl Regressor for ContextualTreeModel {
     fn target(&self) -> &str {
-        match &self.task {
-            TreeTask::Regression { target } => target,
-            TreeTask::Classification { .. } => "",
-        }
+        self.task.target()
     }
 
     fn encoding(&self) -> &Encoding {
@@ -710,10 +700,7 @@ impl Regressor for ContextualTreeModel {
     }
 
     fn predict(&self, x: &DMatrix<f64>) -> Vec<f64> {
-        self.chosen_values(x)
-            .iter()
-            .map(|v| v.first().copied().unwrap_or(f64::NAN))
-            .collect()
+        crate::formulations::cart::values_to_predictions(&self.chosen_values(x))
     }
 }
 

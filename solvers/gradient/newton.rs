@@ -21,7 +21,7 @@
 //! The Hessian is dense (`n x n`, a Cholesky factorization of the free block per
 //! iteration), so the stage is used only up to [`MAX_VARIABLES`] variables.
 
-use super::projected::{dot, steepest, Common, InnerState, Search, Stop, ACTIVE_EPSILON};
+use super::projected::{dot, steepest, Common, InnerState, Search, Stop};
 use argmin::core::{
     CostFunction, Error, Gradient, Hessian, Problem, Solver, State, TerminationReason,
     TerminationStatus, KV,
@@ -132,12 +132,7 @@ where
         };
         let f = state.get_cost();
         let c = &self.common;
-        let eps = ACTIVE_EPSILON.min(c.projected_gradient_norm(&x, &g));
-        let active: Vec<bool> = (0..x.len())
-            .map(|j| {
-                (x[j] - c.lower[j] <= eps && g[j] > 0.0) || (c.upper[j] - x[j] <= eps && g[j] < 0.0)
-            })
-            .collect();
+        let active = c.active_set(&x, &g);
         let h = match problem.hessian(&x) {
             Ok(h) => h,
             Err(e) => {

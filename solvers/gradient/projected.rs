@@ -171,6 +171,19 @@ impl Common {
         })
     }
 
+    /// The epsilon-active set at `x` (Bertsekas 1982): variables within
+    /// min(ACTIVE_EPSILON, projected gradient norm) of a bound that the gradient pushes
+    /// against. Both inner methods fix them and move only the others.
+    pub(super) fn active_set(&self, x: &[f64], g: &[f64]) -> Vec<bool> {
+        let eps = ACTIVE_EPSILON.min(self.projected_gradient_norm(x, g));
+        (0..x.len())
+            .map(|j| {
+                (x[j] - self.lower[j] <= eps && g[j] > 0.0)
+                    || (self.upper[j] - x[j] <= eps && g[j] < 0.0)
+            })
+            .collect()
+    }
+
     fn past_deadline(&self) -> bool {
         self.deadline.is_some_and(|d| Instant::now() >= d)
     }
@@ -532,12 +545,7 @@ where
         };
         let f = state.get_cost();
         let c = &self.common;
-        let eps = ACTIVE_EPSILON.min(c.projected_gradient_norm(&x, &g));
-        let active: Vec<bool> = (0..x.len())
-            .map(|j| {
-                (x[j] - c.lower[j] <= eps && g[j] > 0.0) || (c.upper[j] - x[j] <= eps && g[j] < 0.0)
-            })
-            .collect();
+        let active = c.active_set(&x, &g);
         let mut d = self.direction(&g, &active);
         let slope = dot(&g, &d);
         if slope.is_nan() || slope >= 0.0 {
