@@ -72,7 +72,7 @@ impl Parameters {
                 h = h.relu();
                 if k + 1 == last {
                     if let Some(mask) = dropout {
-                        h = h * mask;
+                        h = h.multiply(mask); // out of place: autograd needs the ReLU output
                     }
                 }
             }
