@@ -141,7 +141,37 @@ impl LossTreeModel {
 
     /// Loads a saved model.
     pub fn load(path: &Path) -> Result<Self> {
-        crate::model::load_json(path, NAME)
+        let model: Self = crate::model::load_json(path, NAME)?;
+        // Predicting walks `depth` layers of the heap of planes: sizes must agree (the
+        // fuzzer's third model_loader crash was a file with too few planes).
+        if model.depth == 0 {
+            return Err(crate::GlassboxError::Model {
+                file: path.display().to_string(),
+                message: "depth 0: a loss tree has at least one split".to_string(),
+            });
+        }
+        let p = model.encoding.n_features();
+        let plane_width = |(w, _): &(Vec<f64>, f64)| w.len();
+        let odd_plane = model.planes.iter().map(plane_width).find(|&n| n != p);
+        crate::model::check_sizes(
+            path,
+            &model.scaler,
+            &model.encoding,
+            (model.depth, 8),
+            || {
+                vec![
+                    (
+                        "the number of planes",
+                        model.planes.len(),
+                        (1 << model.depth) - 1,
+                    ),
+                    ("the weights of a plane", odd_plane.unwrap_or(p), p),
+                    ("the number of feature names", model.feature_names.len(), p),
+                    ("the number of classes", model.classes.len(), 2),
+                ]
+            },
+        )?;
+        Ok(model)
     }
 
     /// The coefficients as a p x (branch nodes) matrix (scaled units).
