@@ -583,7 +583,7 @@ fn glassbox_run_sorrt_with_torch_from_the_example_config() {
 }
 
 /// Limits on a problem torch cannot finish quickly (S-ORCT, depth 3, 5000 x 20 synthetic
-/// rows, as `tests/limits.rs` gives the other backends): a 1 s wall-clock limit is honoured
+/// rows, as `tests/limits.rs` gives the other backends): a 0.2 s wall-clock limit is honoured
 /// within 20% + 1 s with a time-limit status; an iteration limit of 3 stops it with the
 /// limit named.
 #[test]
@@ -607,9 +607,12 @@ fn limits_on_a_problem_it_cannot_finish_quickly() {
     let from_start = || cpu().with_warm_start(Some(WarmStart::primal(start.clone())));
     let solver = torch();
 
-    let limit = 1.0;
+    // torch converges on this problem in about 0.65 s on a quiet machine (a fresh-clone CI
+    // run), so the limit is well below that and the tolerance out of reach.
+    let limit = 0.2;
     let options = SolveOptions {
         time_limit: Some(limit),
+        tolerance: Some(1e-14),
         ..from_start()
     };
     let clock = std::time::Instant::now();
