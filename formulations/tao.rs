@@ -15,11 +15,19 @@
 //! Each step minimizes the training loss over the variables of one node, so the loss never
 //! increases. Passes repeat until one changes nothing or `max_passes` is reached.
 //!
+//! The node's reduced problem also has the two constant decisions, every care point to the
+//! left or every one to the right (the paper's "dead branches"): when one of them misroutes
+//! strictly less weight than the best split, the node is replaced by the subtree it keeps,
+//! which is the paper's pruning of dead branches done at once. Without them the node step
+//! would not be exact (a node whose care points nearly all want one side would keep a split
+//! that misroutes some of them), and TAO could stop above the loss it reaches with them.
+//!
 //! Choices where the paper leaves room: candidate thresholds are midpoints between
-//! consecutive distinct values of the care points (a split sending every care point to one
-//! side is not considered; the current split is always kept as a candidate); ties go to
-//! the lower feature, then the lower threshold; a leaf no row reaches keeps its class; the
-//! tree's structure is kept (no pruning of nodes that become dead).
+//! consecutive distinct values of the care points (the current split is always kept as a
+//! candidate); ties go to the lower feature, then the lower threshold, and a split to a
+//! constant decision with the same loss; a leaf no row reaches keeps its class; trees
+//! whose type cannot drop a subtree ([`TaoTree::collapse`] returns false: the oblique
+//! trees) keep their structure.
 //!
 //! Depends on the core and on `cart` (the tree type, and CART for the starting tree).
 
@@ -152,6 +160,11 @@ pub trait TaoTree {
     fn set_split(&mut self, t: usize, split: Self::Split);
     /// Records how many rows (and what weight) reach node `t`.
     fn set_counts(&mut self, t: usize, rows: usize, weight: f64);
+    /// Replaces branch node `t` by its left (or right) subtree, the other one dropped;
+    /// whether the tree type can (the default cannot, and leaves the tree as it is).
+    fn collapse(&mut self, _t: usize, _keep_left: bool) -> bool {
+        false
+    }
 
     /// The class of node `t` (its largest fraction).
     fn class(&self, t: usize) -> usize {
@@ -306,6 +319,22 @@ impl Rows<'_> {
                         tree.set_split(t, split);
                         changed = true;
                     }
+                    // The constant decisions (see the module comment).
+                    let (mut want_left, mut want_right, mut misrouted) = (0.0, 0.0, 0.0);
+                    for ((&i, &left), &w) in care.rows.iter().zip(&care.left).zip(&care.weights) {
+                        if left {
+                            want_left += w;
+                        } else {
+                            want_right += w;
+                        }
+                        if tree.goes_left(t, self.x, i) != left {
+                            misrouted += w;
+                        }
+                    }
+                    let keep_left = want_right <= want_left;
+                    if want_right.min(want_left) < misrouted && tree.collapse(t, keep_left) {
+                        changed = true;
+                    }
                 }
             }
         }
@@ -407,6 +436,16 @@ impl TaoTree for AxisTree {
         // The growth criterion's impurity no longer describes the node.
         node.impurity = 0.0;
     }
+
+    /// The kept child's node moves up into `t`; the other subtree becomes unreachable
+    /// ([`Tao::optimize`] compacts the arena).
+    fn collapse(&mut self, t: usize, keep_left: bool) -> bool {
+        let Some(b) = self.nodes[t].branch else {
+            return false;
+        };
+        self.nodes[t] = self.nodes[if keep_left { b.left } else { b.right }].clone();
+        true
+    }
 }
 
 /// TAO for axis-aligned trees on one training set: the rows, their classes, and each
@@ -439,9 +478,12 @@ impl<'a> Tao<'a> {
         self.rows.errors(tree, weights)
     }
 
-    /// Optimizes `tree` on the rows with positive `weights`.
+    /// Optimizes `tree` on the rows with positive `weights`; the result is compact
+    /// (subtrees TAO dropped are gone from the arena).
     pub fn optimize(&self, tree: &mut AxisTree, weights: &[f64], max_passes: usize) -> TaoOutcome {
-        self.rows.optimize(tree, self, weights, max_passes)
+        let outcome = self.rows.optimize(tree, self, weights, max_passes);
+        tree.compact();
+        outcome
     }
 
     /// Recomputes node statistics (see [`Rows::refresh`]).

@@ -5,7 +5,7 @@
 use glassbox::data::synthetic_oblique;
 use glassbox::experiment::{self, ExperimentConfig};
 use glassbox::formulations::cart::grow::{Criterion, Targets};
-use glassbox::formulations::cart::tree::{AxisSplit, BfsNode};
+use glassbox::formulations::cart::tree::{AxisSplit, AxisTree, BfsNode};
 use glassbox::formulations::cart::{CartConfig, TreeModel};
 use glassbox::formulations::forest::{ForestConfig, MaxFeatures};
 use glassbox::formulations::tao::Tao;
@@ -96,6 +96,93 @@ fn tao_never_increases_the_training_error() {
             }
         }
     }
+}
+
+/// The least care-point weight any decision of branch node `t` misroutes (every threshold
+/// of every feature, and the two constant decisions), and what its own split misroutes.
+fn node_decisions(
+    tree: &AxisTree,
+    t: usize,
+    x: &DMatrix<f64>,
+    y: &[usize],
+    w: &[f64],
+) -> (f64, f64) {
+    let b = tree.nodes[t].branch.unwrap();
+    let reaches = |i: usize| {
+        let mut s = 0;
+        while s != t {
+            let Some(bs) = tree.nodes[s].branch else {
+                return false;
+            };
+            s = if bs.split.goes_left(x, i) {
+                bs.left
+            } else {
+                bs.right
+            };
+        }
+        true
+    };
+    let right_from = |c: usize, i: usize| tree.nodes[tree.leaf_from(c, x, i)].class() == y[i];
+    // (row, wants left, weight) of the care points.
+    let care: Vec<(usize, bool, f64)> = (0..x.nrows())
+        .filter(|&i| w[i] > 0.0 && reaches(i))
+        .filter(|&i| right_from(b.left, i) != right_from(b.right, i))
+        .map(|i| (i, right_from(b.left, i), w[i]))
+        .collect();
+    let misrouted = |left: &dyn Fn(usize) -> bool| -> f64 {
+        care.iter()
+            .filter(|&&(i, l, _)| left(i) != l)
+            .map(|c| c.2)
+            .sum()
+    };
+    let own = misrouted(&|i| b.split.goes_left(x, i));
+    let mut best = misrouted(&|_| true).min(misrouted(&|_| false));
+    for j in 0..x.ncols() {
+        for &(k, _, _) in &care {
+            best = best.min(misrouted(&|i| x[(i, j)] <= x[(k, j)]));
+        }
+    }
+    (best, own)
+}
+
+#[test]
+fn tao_stops_where_no_single_node_decision_misroutes_fewer_care_points() {
+    // Brute force on every branch node of the trees TAO returns: no threshold of any
+    // feature, and neither constant decision (the node replaced by one of its subtrees),
+    // misroutes less care-point weight than the node's own split.
+    let mut collapsed = 0;
+    for seed in 0..4 {
+        let (x, y) = data(120, 3, 2 + (seed as usize % 2), seed);
+        let n_classes = 2 + (seed as usize % 2);
+        let tao = Tao::new(&x, &y, n_classes);
+        let trees = ForestConfig {
+            n_trees: 8,
+            depth: Some(3),
+            seed,
+            ..ForestConfig::default()
+        }
+        .fit_trees(&x, Targets::Classes { y: &y, n_classes })
+        .unwrap();
+        let weights: Vec<f64> = (0..x.nrows()).map(|i| ((i * 5 + 1) % 3) as f64).collect();
+        for start in trees {
+            for w in [vec![1.0; x.nrows()], weights.clone()] {
+                let mut tree = start.clone();
+                let outcome = tao.optimize(&mut tree, &w, 100);
+                assert!(outcome.converged, "{outcome:?}");
+                if tree.nodes.len() < start.nodes.len() {
+                    collapsed += 1;
+                }
+                for (t, _) in tree.bfs_order() {
+                    if tree.nodes[t].branch.is_some() {
+                        let (best, own) = node_decisions(&tree, t, &x, &y, &w);
+                        assert!(own <= best + 1e-9, "node {t}: {own} > {best}");
+                    }
+                }
+            }
+        }
+    }
+    // The constant decisions do happen on these trees.
+    assert!(collapsed > 0);
 }
 
 #[test]
@@ -417,4 +504,57 @@ fn tmo_with_validation_rows_returns_the_final_tree_that_classifies_them_best() {
         .unwrap_err()
         .to_string()
         .contains("validation_fraction"));
+}
+
+#[test]
+fn tmo_returns_its_fittest_tree_no_worse_than_the_tao_optimized_forest() {
+    use glassbox::formulations::tmo::TmoConfig;
+    let (x, y) = data(240, 4, 3, 21);
+    let config = TmoConfig {
+        depth: 3,
+        n_trees: 12,
+        n_gen: 3,
+        seed: 5,
+        ..TmoConfig::default()
+    };
+    let out = config.run(&x, &y, 3).unwrap();
+    assert_eq!(out.generations, 3);
+    assert!(!out.hit_time_limit);
+    // Its fitness is the training accuracy of the tree it returns, at least the best of
+    // the initial population (the forest after TAO), and the tree fits depth 3.
+    let right = out
+        .tree
+        .predict_class(&x)
+        .iter()
+        .zip(&y)
+        .filter(|(p, t)| p == t)
+        .count();
+    assert_eq!(out.fitness, right as f64 / y.len() as f64);
+    assert!(out.fitness >= out.initial_fitness);
+    assert!(out.tree.depth() <= 3);
+    // The initial population is the forest (same seed, depth and size), each tree after
+    // TAO on the training rows.
+    let tao = Tao::new(&x, &y, 3);
+    let ones = vec![1.0; y.len()];
+    let forest = ForestConfig {
+        n_trees: 12,
+        depth: Some(3),
+        seed: 5,
+        ..ForestConfig::default()
+    };
+    let mut best = 0.0f64;
+    for mut tree in forest
+        .fit_trees(
+            &x,
+            Targets::Classes {
+                y: &y,
+                n_classes: 3,
+            },
+        )
+        .unwrap()
+    {
+        tao.optimize(&mut tree, &ones, config.tao_passes);
+        best = best.max(1.0 - tao.errors(&tree, &ones) / y.len() as f64);
+    }
+    assert_eq!(best, out.initial_fitness);
 }
