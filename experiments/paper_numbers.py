@@ -148,3 +148,24 @@ THESIS_TABLES = {
         "Sonar": [(70.0, 4.9), (67.62, 3.56), (69.52, 3.81), (68.10, 8.19)],
     },
 }
+
+# Aldinucci's thesis, 004_*.txt, chapter 5 "Numerical Experiments": Table 5.3 (accuracy of
+# CCT) and Table 5.4 (RMSE of CRT, in units of the table's "Scale"), five seeds; CART and RF
+# are single numbers there. (thesis name, ours or None, scale, (contextual mean, sd), CART,
+# (supervised mean, sd), RF, validated depth)
+THESIS_CONTEXTUAL = {
+    "5.3": [
+        ("Phishing", None, 1, (0.9394, 0.001), 0.9209, (0.589, 0.009), 0.9294, 4),
+        ("Biodeg", None, 1, (0.8025, 0.016), 0.7867, (0.624, 0.012), 0.8057, 4),
+        ("Heart", None, 1, (0.7963, 0.030), 0.7778, (0.605, 0.038), 0.8333, 3),
+        ("Spam", "spambase", 1, (0.9233, 0.003), 0.8881, (0.706, 0.013), 0.9077, 4),
+        ("A2A", None, 1, (0.8293, 0.008), 0.8190, (0.718, 0.010), 0.7748, 3),
+    ],
+    "5.4": [
+        ("California", None, 1e4, (7.456, 0.032), 7.828, (7.420, 0.015), 7.602, 4),
+        ("Friedman", None, 1, (3.014, 0.013), 3.040, (3.122, 0.008), 2.718, 4),
+        ("Yearpred", None, 10, (0.995, 0.0), 1.010, (1.007, 0.0), 1.001, 4),
+        ("Abalone", None, 1, (2.379, 0.004), 2.389, (2.487, 0.045), 2.307, 4),
+        ("CPU", "cpu_act", 1, (4.205, 0.026), 4.566, (4.281, 0.023), 4.173, 4),
+    ],
+}

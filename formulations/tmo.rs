@@ -38,6 +38,15 @@
 //! max_features = "sqrt" and bootstrap samples (scikit-learn's defaults, as the thesis used
 //! scikit-learn's forest); fitness ties keep the incumbent (strict improvement, as line 17).
 //!
+//! The defaults are the thesis' experimental settings (section 3.3, "Numerical
+//! experiments"): k = 100 trees of scikit-learn's forest with only the depth set, n_gen = 5,
+//! CR = 0.75, 600 s. The thesis does not say how many TAO passes it makes; TAO here runs
+//! until a pass changes nothing (at most `tao_passes`). The thesis splits its data 64/16/20
+//! and uses the 16% validation part only to tune OCT's alpha: CART (scikit-learn's, only
+//! the depth set), TAO and TMO are not tuned, and Algorithm 3 returns t_best, the fittest
+//! tree on the training part. `validation_fraction` (TMO-V) is our addition, off by
+//! default.
+//!
 //! Depends on the core and on `cart`, `forest` and `tao`.
 
 use crate::formulation::{FormulationInfo, ParamSpec};
