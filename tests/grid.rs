@@ -326,3 +326,216 @@ starts = 1
         assert_eq!(f["outer_test"], line["test_balanced_accuracy"]);
     }
 }
+
+fn dataset(name: &str) -> String {
+    format!("{}/../shared/datasets/{name}", env!("CARGO_MANIFEST_DIR"))
+}
+
+fn mean_of(lines: &[Value], cell: u64, key: &str) -> f64 {
+    let v: Vec<f64> = lines
+        .iter()
+        .filter(|l| l["cell"] == cell && l["selected"] == true)
+        .map(|l| l[key].as_f64().unwrap())
+        .collect();
+    v.iter().sum::<f64>() / v.len() as f64
+}
+
+#[test]
+fn a_milp_grid_runs_on_the_engine_along_a_warm_path_and_resumes() {
+    // OCT D = 1 on iris by HiGHS, 2 x 2 cells (alpha x min_leaf). The objective is
+    // errors / Lhat + alpha * splits and one split removes half of the baseline errors, so
+    // alpha = 1 gives the root alone.
+    let text = format!(
+        r#"
+[data]
+path = "{}"
+[split]
+test_fraction = 0.5
+repeats = 1
+seed = 3
+[formulation]
+name = "oct"
+depth = 1
+alpha = [0.0, 1.0]
+min_leaf = [1, 5]
+[solver]
+name = "highs"
+relative_gap = 0.0
+time_limit = 60.0
+[experiment]
+warm_path = true
+"#,
+        dataset("iris.csv")
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let (lines, out) = run_in_process(&text, dir.path());
+    assert_eq!(lines.len(), 4);
+    for l in &lines {
+        assert_eq!(l["formulation"], "oct");
+        assert_eq!(l["status"], "optimal", "{l}");
+        assert!(l["mip_gap"].is_number() && l["x"].is_array(), "{l}");
+    }
+    // One chain: alpha outer, min_leaf inner, each cell's MIP start the previous solution.
+    let starts: Vec<&str> = lines
+        .iter()
+        .map(|l| l["path_start"].as_str().unwrap())
+        .collect();
+    assert_eq!(starts, ["first", "carried", "carried", "carried"]);
+    assert!(mean_of(&lines, 0, "test_accuracy") > 0.6);
+    for c in [2, 3] {
+        assert_eq!(
+            mean_of(&lines, c, "delta_global"),
+            100.0,
+            "cell {c}: no split"
+        );
+        assert!(mean_of(&lines, c, "test_accuracy") < 0.4);
+    }
+    assert!(out.join("models/cell-3/split-0.json").exists());
+    // A rerun has nothing left to do.
+    let exp = Experiment::load(&dir.path().join("cv.toml")).unwrap();
+    let again = engine::run(
+        &exp,
+        &RunOptions {
+            out,
+            force: false,
+            jobs: 1,
+            shard: None,
+            progress: false,
+            stop: Arc::new(AtomicBool::new(false)),
+        },
+    )
+    .unwrap();
+    assert_eq!(again.solved_units, 0);
+    assert_eq!(again.done_units, 4);
+}
+
+#[test]
+fn regression_runs_nested_cv_on_r2_and_a_cart_ccp_alpha_grid_tunes_the_pruning() {
+    // CART regression on Boston housing: an unpruned tree, a pruned one and the root alone
+    // (ccp_alpha above the variance of the target).
+    let text = format!(
+        r#"
+[data]
+path = "{}"
+[split]
+protocol = "nested"
+folds = 3
+inner_folds = 2
+inner_metric = "r2"
+[formulation]
+name = "cart"
+criterion = "squared_error"
+ccp_alpha = [0.0, 0.5, 1000.0]
+[experiment]
+warm_path = true
+"#,
+        dataset("boston_housing.csv")
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let (lines, out) = run_in_process(&text, dir.path());
+    assert_eq!(lines.len(), 3 * (3 + 3 * 2));
+    for l in &lines {
+        assert!(l["test_r2"].is_number() && l["test_mse"].is_number(), "{l}");
+        assert!(l.get("test_accuracy").is_none());
+        // CART cannot carry a solution: the path runs cold and says so.
+        assert_eq!(l["path_start"], "cold");
+        assert!(l.get("x").is_none());
+    }
+    let tests: usize = lines
+        .iter()
+        .filter(|l| l["cell"] == 0 && l["split_role"] == "outer")
+        .map(|l| l["n_test"].as_u64().unwrap() as usize)
+        .sum();
+    assert_eq!(tests, 506, "each row is tested once by the outer folds");
+    // The root alone explains nothing; pruning helps an unpruned tree on held-out rows.
+    assert!(mean_of(&lines, 2, "test_r2") < 0.01);
+    let report: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("nested.json")).unwrap()).unwrap();
+    assert_eq!(report["metric"], "r2");
+    for f in report["folds"].as_array().unwrap() {
+        assert_ne!(f["cell"], 2, "{report}");
+        let line = lines
+            .iter()
+            .find(|l| l["cell"] == f["cell"] && l["split"] == f["outer_fold"])
+            .unwrap();
+        assert_eq!(f["outer_test"], line["test_r2"]);
+    }
+
+    // The same grid tuned on the MSE picks the same cells (lower is better there).
+    let dir = tempfile::tempdir().unwrap();
+    let (_, out_mse) = run_in_process(&text.replace("\"r2\"", "\"mse\""), dir.path());
+    let mse: Value =
+        serde_json::from_str(&std::fs::read_to_string(out_mse.join("nested.json")).unwrap())
+            .unwrap();
+    for (a, b) in report["folds"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .zip(mse["folds"].as_array().unwrap())
+    {
+        assert_eq!(a["cell"], b["cell"], "{report} {mse}");
+    }
+
+    // An inner metric of the other task is an error naming it.
+    let bad = text.replace("\"r2\"", "\"accuracy\"");
+    let path = dir.path().join("bad.toml");
+    std::fs::write(&path, bad).unwrap();
+    let e = engine::run(
+        &Experiment::load(&path).unwrap(),
+        &RunOptions {
+            out: dir.path().join("bad"),
+            force: false,
+            jobs: 1,
+            shard: None,
+            progress: false,
+            stop: Arc::new(AtomicBool::new(false)),
+        },
+    )
+    .err()
+    .unwrap()
+    .to_string();
+    assert!(
+        e.contains("split.inner_metric = \"accuracy\"") && e.contains("\"r2\" or \"mse\""),
+        "{e}"
+    );
+}
+
+#[test]
+fn sorrt_carries_its_solutions_along_a_warm_path_on_kfold() {
+    // S-ORRT D = 1 on Boston housing, lambda_G = 0 then 2^-4 / p: the second cell's problem
+    // has the beta variables the first lacks, so its starts come through the fitted trees.
+    let text = format!(
+        r#"
+[data]
+path = "{}"
+[split]
+protocol = "kfold"
+folds = 2
+[formulation]
+name = "sorrt"
+depth = 1
+lambda_global_log2 = {{ from = -4, to = -4, zero_first = true }}
+[solver]
+name = "ipopt"
+time_limit = 60.0
+[multistart]
+starts = 2
+seed = 1
+[experiment]
+warm_path = true
+"#,
+        dataset("boston_housing.csv")
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let (lines, _) = run_in_process(&text, dir.path());
+    assert_eq!(lines.len(), 2 * 2 * 2);
+    for l in &lines {
+        assert!(l["x"].is_array() && l["test_r2"].is_number(), "{l}");
+    }
+    let carried: Vec<&Value> = lines.iter().filter(|l| l["cell"] == 1).collect();
+    assert!(carried
+        .iter()
+        .all(|l| l["path_start"] == "carried" && l["warm_from_cell"] == 0));
+    assert!(mean_of(&lines, 0, "test_r2") > 0.4);
+    assert!(mean_of(&lines, 1, "test_r2") > 0.4);
+}

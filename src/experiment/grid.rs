@@ -50,6 +50,25 @@ pub enum InnerMetric {
     BalancedAccuracy,
     /// Test R squared (regression).
     R2,
+    /// Test mean squared error (regression; lower is better).
+    Mse,
+}
+
+impl InnerMetric {
+    /// Whether it measures a regression.
+    pub fn is_regression(self) -> bool {
+        matches!(self, InnerMetric::R2 | InnerMetric::Mse)
+    }
+
+    /// Its name in a config.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            InnerMetric::Accuracy => "accuracy",
+            InnerMetric::BalancedAccuracy => "balanced_accuracy",
+            InnerMetric::R2 => "r2",
+            InnerMetric::Mse => "mse",
+        }
+    }
 }
 
 /// How the rows are split.
