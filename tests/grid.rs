@@ -539,3 +539,123 @@ warm_path = true
     assert!(mean_of(&lines, 0, "test_r2") > 0.4);
     assert!(mean_of(&lines, 1, "test_r2") > 0.4);
 }
+
+fn run_options(out: PathBuf, shard: Option<engine::Shard>) -> RunOptions {
+    RunOptions {
+        out,
+        force: false,
+        jobs: 2,
+        shard,
+        progress: false,
+        stop: Arc::new(AtomicBool::new(false)),
+    }
+}
+
+#[test]
+fn several_data_sets_and_formulations_share_their_splits_resume_and_shard() {
+    // Two data sets x three formulations (a heuristic learner with no solver, a MILP with its
+    // own solver, an NLP with the config's), on the same 2 folds of each data set.
+    let text = format!(
+        r#"
+[data]
+path = ["{}", "{}"]
+[split]
+protocol = "kfold"
+folds = 2
+seed = 4
+[[formulation]]
+name = "cart"
+depth = [1, 3]
+[[formulation]]
+name = "oct"
+depth = 1
+solver = {{ name = "highs", time_limit = 60.0 }}
+[[formulation]]
+name = "logistic_l1"
+lambda_log2 = -6.0
+[solver]
+name = "lbfgs"
+"#,
+        dataset("iris.csv"),
+        dataset("wine.csv")
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("multi.toml");
+    std::fs::write(&path, &text).unwrap();
+    let exp = Experiment::load(&path).unwrap();
+    assert!(exp.uses_engine);
+    assert_eq!(exp.blocks.len(), 6);
+    assert_eq!(exp.cells.len(), 2 * 4);
+    let whole = dir.path().join("whole");
+    let outcome = engine::run(&exp, &run_options(whole.clone(), None)).unwrap();
+    assert_eq!(outcome.ending, Ending::Finished);
+    let all = lines(&outcome.results_path);
+    assert_eq!(all.len(), 8 * 2);
+    let manifest: Value =
+        serde_json::from_str(&std::fs::read_to_string(whole.join("experiment.json")).unwrap())
+            .unwrap();
+    assert_eq!(manifest["blocks"].as_array().unwrap().len(), 6);
+    // Every formulation sees the same folds of a data set (same seeds, same sizes).
+    for data in ["iris", "wine"] {
+        for split in [0, 1] {
+            let of: Vec<&Value> = all
+                .iter()
+                .filter(|l| l["dataset"] == data && l["split"] == split)
+                .collect();
+            assert_eq!(of.len(), 4);
+            let forms: BTreeSet<&str> = of
+                .iter()
+                .map(|l| l["formulation"].as_str().unwrap())
+                .collect();
+            assert_eq!(forms.len(), 3);
+            assert!(of
+                .iter()
+                .all(|l| l["n_test"] == of[0]["n_test"] && l["split_seed"] == of[0]["split_seed"]));
+        }
+    }
+    let solver_of = |f: &str| {
+        all.iter()
+            .find(|l| l["formulation"] == f)
+            .map(|l| l["solver"].as_str().unwrap().to_string())
+            .unwrap()
+    };
+    assert_eq!(solver_of("oct"), "highs");
+    assert_eq!(solver_of("logistic_l1"), "lbfgs");
+    assert_eq!(solver_of("cart"), "none");
+    assert!(all
+        .iter()
+        .all(|l| l["test_accuracy"].as_f64().unwrap() > 0.5));
+
+    // Resume: nothing left. Shards merged: the same lines apart from timings.
+    let again = engine::run(&exp, &run_options(whole.clone(), None)).unwrap();
+    assert_eq!((again.solved_units, again.done_units), (0, 16));
+    let shards: Vec<PathBuf> = (1..=2)
+        .map(|i| {
+            let out = dir.path().join(format!("shard{i}"));
+            let shard = engine::Shard { index: i, count: 2 };
+            let o = engine::run(&exp, &run_options(out.clone(), Some(shard))).unwrap();
+            assert_eq!(o.ending, Ending::Finished);
+            out
+        })
+        .collect();
+    let merged = dir.path().join("merged");
+    glassbox::experiment::store::merge(&merged, &shards, false).unwrap();
+    let merged_lines: Vec<Value> = lines(&merged.join("results.jsonl"))
+        .into_iter()
+        .map(untimed)
+        .collect();
+    let whole_lines: Vec<Value> = all.into_iter().map(untimed).collect();
+    assert_eq!(merged_lines, whole_lines);
+
+    // Another data set list is another experiment: refused in the same folder.
+    let one = text.replace(&format!(", \"{}\"", dataset("wine.csv")), "");
+    std::fs::write(&path, &one).unwrap();
+    let fewer = Experiment::load(&path).unwrap();
+    assert_eq!(fewer.blocks.len(), 3);
+    assert_ne!(fewer.fingerprint, exp.fingerprint);
+    let refused = engine::run(&fewer, &run_options(whole, None))
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(refused.contains("another config"), "{refused}");
+}

@@ -217,22 +217,24 @@ pub fn plan_chains(exp: &Experiment, n_splits: usize) -> Vec<Vec<(usize, usize)>
             .flat_map(|c| (0..n_splits).map(move |s| vec![(c, s)]))
             .collect();
     }
-    let free: Vec<usize> = exp
-        .axes
-        .iter()
-        .enumerate()
-        .filter(|(_, a)| a.section != super::grid::AxisSection::Formulation)
-        .map(|(i, _)| i)
-        .collect();
-    let mut index: HashMap<(Vec<usize>, usize), usize> = HashMap::new();
+    // A chain is one block's walk over its formulation axes, per solver, seed and split.
+    let mut index: HashMap<(usize, Vec<usize>, usize), usize> = HashMap::new();
     let mut chains: Vec<Vec<(usize, usize)>> = Vec::new();
     for cell in &exp.cells {
-        let key: Vec<usize> = free.iter().map(|&i| cell.coords[i]).collect();
+        let key: Vec<usize> = exp
+            .axes_of(cell)
+            .iter()
+            .zip(&cell.coords)
+            .filter(|(a, _)| a.section != super::grid::AxisSection::Formulation)
+            .map(|(_, &i)| i)
+            .collect();
         for s in 0..n_splits {
-            let i = *index.entry((key.clone(), s)).or_insert_with(|| {
-                chains.push(Vec::new());
-                chains.len() - 1
-            });
+            let i = *index
+                .entry((cell.block, key.clone(), s))
+                .or_insert_with(|| {
+                    chains.push(Vec::new());
+                    chains.len() - 1
+                });
             chains[i].push((cell.index, s));
         }
     }
@@ -270,8 +272,8 @@ struct GridLine<'a> {
 /// Everything a chain needs, shared by the threads.
 struct Ctx<'a> {
     exp: &'a Experiment,
-    splits: &'a [SplitSpec],
-    data: &'a EngineData,
+    splits: &'a [Vec<SplitSpec>],
+    data: &'a [EngineData],
     done: &'a Done,
     store: &'a Store,
     out: &'a Path,
@@ -284,17 +286,42 @@ struct Ctx<'a> {
 /// Runs `exp` into `options.out` (see the module comment). Errors on the config, the data
 /// or the output folder come before anything is solved.
 pub fn run(exp: &Experiment, options: &RunOptions) -> Result<EngineOutcome> {
-    let first = &exp.cells[0].config;
-    let regression = units::of(&first.formulation).regression();
-    check_task(exp, regression)?;
-    let data = EngineData::load(first, regression)?;
-    for cell in &exp.cells {
-        units::of(&cell.config.formulation)
-            .check(&cell.config, &data)
-            .map_err(|e| in_cell(exp, cell, e))?;
+    // Each data set is read once and split once: every formulation and solver on it gets
+    // the same splits (folds, seeds).
+    let n_datasets = exp.blocks.iter().map(|b| b.dataset + 1).max().unwrap_or(1);
+    let mut data = Vec::with_capacity(n_datasets);
+    let mut splits = Vec::with_capacity(n_datasets);
+    for d in 0..n_datasets {
+        let cells: Vec<&Cell> = exp
+            .cells
+            .iter()
+            .filter(|c| exp.blocks[c.block].dataset == d)
+            .collect();
+        let first = &cells[0].config;
+        let regression = units::of(&first.formulation).regression();
+        check_task(exp, &cells, regression)?;
+        let loaded = EngineData::load(first, regression)?;
+        for cell in &cells {
+            units::of(&cell.config.formulation)
+                .check(&cell.config, &loaded)
+                .map_err(|e| in_cell(exp, cell, e))?;
+        }
+        splits.push(plan_splits(
+            exp,
+            loaded.n_samples(),
+            loaded.labels(),
+            loaded.fixed_train,
+        )?);
+        data.push(loaded);
     }
-    let splits = plan_splits(exp, data.n_samples(), data.labels(), data.fixed_train)?;
-    let chains = plan_chains(exp, splits.len());
+    let n_splits = splits[0].len();
+    if splits.iter().any(|s| s.len() != n_splits) {
+        return Err(GlassboxError::Config(format!(
+            "{}: the data sets give different numbers of splits",
+            exp.file.display()
+        )));
+    }
+    let chains = plan_chains(exp, n_splits);
     let mine: Vec<&Vec<(usize, usize)>> = chains
         .iter()
         .enumerate()
@@ -307,8 +334,8 @@ pub fn run(exp: &Experiment, options: &RunOptions) -> Result<EngineOutcome> {
         config_fingerprint: exp.fingerprint.clone(),
         shard: options.shard.map(|s| s.to_string()),
         cells: exp.cells.len(),
-        splits: splits.len(),
-        units: exp.cells.len() * splits.len(),
+        splits: n_splits,
+        units: exp.cells.len() * n_splits,
         shard_units,
         protocol: exp.protocol.clone(),
         axes: exp
@@ -321,6 +348,29 @@ pub fn run(exp: &Experiment, options: &RunOptions) -> Result<EngineOutcome> {
                 )
             })
             .collect(),
+        blocks: if exp.blocks.len() > 1 {
+            exp.blocks
+                .iter()
+                .map(|b| store::BlockInfo {
+                    dataset: b.dataset_name.clone(),
+                    formulation: b.formulation.clone(),
+                    first_cell: b.first_cell,
+                    cells: b.cells,
+                    axes: b
+                        .axes
+                        .iter()
+                        .map(|a| {
+                            (
+                                a.label().to_string(),
+                                a.values.iter().map(super::grid::toml_to_json).collect(),
+                            )
+                        })
+                        .collect(),
+                })
+                .collect()
+        } else {
+            Vec::new()
+        },
     };
     let (store, done) = store::open(&options.out, &manifest, options.force)?;
     let done_before = done.len();
@@ -403,12 +453,12 @@ pub fn run(exp: &Experiment, options: &RunOptions) -> Result<EngineOutcome> {
     })
 }
 
-/// Checks that every cell has the task of the first (`regression`) and that a nested
-/// protocol's inner metric fits it.
-fn check_task(exp: &Experiment, regression: bool) -> Result<()> {
+/// Checks that every cell of `cells` (one data set's) has the task of the first
+/// (`regression`) and that a nested protocol's inner metric fits it.
+fn check_task(exp: &Experiment, cells: &[&Cell], regression: bool) -> Result<()> {
     let bad = |m: String| GlassboxError::Config(format!("{}: {m}", exp.file.display()));
     let task = |r: bool| if r { "regression" } else { "classification" };
-    for cell in &exp.cells {
+    for cell in cells {
         let f = &cell.config.formulation;
         if units::of(f).regression() != regression {
             return Err(bad(format!(
@@ -425,7 +475,7 @@ fn check_task(exp: &Experiment, regression: bool) -> Result<()> {
                 "split.inner_metric = \"{}\" is for {}, but '{}' is a {} formulation: use {}",
                 metric.as_str(),
                 task(metric.is_regression()),
-                first_name(exp),
+                cells[0].config.formulation.name(),
                 task(regression),
                 if regression {
                     "\"r2\" or \"mse\""
@@ -436,10 +486,6 @@ fn check_task(exp: &Experiment, regression: bool) -> Result<()> {
         }
     }
     Ok(())
-}
-
-fn first_name(exp: &Experiment) -> &'static str {
-    exp.cells[0].config.formulation.name()
 }
 
 /// `e` with the cell it happened in (for a grid of more than one cell).
@@ -488,7 +534,8 @@ fn run_chain_inner(ctx: &Ctx<'_>, chain: &[(usize, usize)]) -> Result<()> {
     let mut previous: Option<usize> = None;
     for &(c, s) in chain {
         let cell = &ctx.exp.cells[c];
-        let split = &ctx.splits[s];
+        let dataset = ctx.exp.blocks[cell.block].dataset;
+        let split = &ctx.splits[dataset][s];
         if let Some(unit) = ctx.done.get(&(c, split.id)) {
             if carries {
                 let points: Option<Vec<Vec<f64>>> = unit.points.iter().cloned().collect();
@@ -518,7 +565,7 @@ fn run_chain_inner(ctx: &Ctx<'_>, chain: &[(usize, usize)]) -> Result<()> {
         let unit = unit
             .run(
                 &cell.config,
-                ctx.data,
+                &ctx.data[dataset],
                 split,
                 &UnitCarry {
                     previous: previous.zip(carried.as_deref()).map(|(p, points)| {
@@ -623,9 +670,16 @@ fn summary_lines(done: &Done) -> Vec<SummaryLine> {
 
 /// Axis values of cell `c` from the manifest, as `key=value, ...`.
 fn describe_cell(manifest: &Manifest, c: usize) -> String {
-    let mut rest = c;
+    let block = manifest
+        .blocks
+        .iter()
+        .find(|b| (b.first_cell..b.first_cell + b.cells).contains(&c));
+    let (mut rest, axes) = match block {
+        Some(b) => (c - b.first_cell, &b.axes),
+        None => (c, &manifest.axes),
+    };
     let mut parts = Vec::new();
-    for (label, values) in manifest.axes.iter().rev() {
+    for (label, values) in axes.iter().rev() {
         let i = rest % values.len().max(1);
         rest /= values.len().max(1);
         let value = match values.get(i) {
@@ -634,6 +688,10 @@ fn describe_cell(manifest: &Manifest, c: usize) -> String {
             None => String::new(),
         };
         parts.push(format!("{label}={value}"));
+    }
+    if let Some(b) = block {
+        parts.push(format!("formulation={}", b.formulation));
+        parts.push(format!("dataset={}", b.dataset));
     }
     parts.reverse();
     parts.join(", ")
@@ -749,11 +807,41 @@ pub fn summary(manifest: &Manifest, done: &Done) -> String {
 }
 
 /// Nested k-fold: for each outer fold, the cell with the best mean inner metric (ties: the
-/// lower cell index) and that cell's test metric on the outer split.
+/// lower cell index) and that cell's test metric on the outer split. A config of several
+/// blocks (data sets x formulations) selects within each block: `blocks` lists them.
 pub fn nested_report(manifest: &Manifest, done: &Done) -> Option<serde_json::Value> {
     let Protocol::Nested { metric, .. } = manifest.protocol else {
         return None;
     };
+    let lines = summary_lines(done);
+    if manifest.blocks.is_empty() {
+        return Some(nested_select(manifest, metric, &lines, 0..manifest.cells));
+    }
+    let blocks: Vec<serde_json::Value> = manifest
+        .blocks
+        .iter()
+        .map(|b| {
+            let mut v = nested_select(
+                manifest,
+                metric,
+                &lines,
+                b.first_cell..b.first_cell + b.cells,
+            );
+            v["dataset"] = serde_json::json!(b.dataset);
+            v["formulation"] = serde_json::json!(b.formulation);
+            v
+        })
+        .collect();
+    Some(serde_json::json!({ "metric": metric, "blocks": blocks }))
+}
+
+/// The nested selection among the cells `cells` (see [`nested_report`]).
+fn nested_select(
+    manifest: &Manifest,
+    metric: InnerMetric,
+    lines: &[SummaryLine],
+    cells: std::ops::Range<usize>,
+) -> serde_json::Value {
     let value = |l: &SummaryLine| match metric {
         InnerMetric::Accuracy => l.test_accuracy,
         InnerMetric::BalancedAccuracy => l.test_balanced_accuracy,
@@ -762,11 +850,13 @@ pub fn nested_report(manifest: &Manifest, done: &Done) -> Option<serde_json::Val
     };
     // Higher is better, except for an error.
     let score = |m: f64| if metric == InnerMetric::Mse { -m } else { m };
-    let lines = summary_lines(done);
     // (outer fold, cell) -> inner values of the selected starts
     let mut inner: BTreeMap<(usize, usize), Vec<f64>> = BTreeMap::new();
     let mut outer: BTreeMap<(usize, usize), f64> = BTreeMap::new();
-    for l in lines.iter().filter(|l| l.selected) {
+    for l in lines
+        .iter()
+        .filter(|l| l.selected && cells.contains(&l.cell))
+    {
         let v = value(l).unwrap_or(f64::NAN);
         match (l.split_role.as_str(), l.outer_fold) {
             ("inner", Some(o)) => inner.entry((o, l.cell)).or_default().push(v),
@@ -803,10 +893,10 @@ pub fn nested_report(manifest: &Manifest, done: &Done) -> Option<serde_json::Val
         }));
     }
     let (m, sd) = super::mean_std(&tests);
-    Some(serde_json::json!({
+    serde_json::json!({
         "metric": metric,
         "folds": chosen,
         "outer_test_mean": m,
         "outer_test_sd": sd,
-    }))
+    })
 }
