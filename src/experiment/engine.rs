@@ -797,7 +797,8 @@ pub fn summary(manifest: &Manifest, done: &Done) -> String {
         lines.iter().map(|l| (l.solve_seconds, l.status.as_str())),
     ));
     let waits: Vec<f64> = lines.iter().filter_map(|l| l.lock_wait_seconds).collect();
-    let total_wait: f64 = waits.iter().sum();
+    // (+ 0.0: an empty f64 sum is -0.0)
+    let total_wait: f64 = waits.iter().sum::<f64>() + 0.0;
     let total: f64 = lines.iter().map(|l| l.solve_seconds).sum();
     let _ = writeln!(
         out,
