@@ -165,6 +165,7 @@ impl ForestConfig {
             min_leaf: self.min_leaf,
             min_split: self.min_split,
             ccp_alpha: 0.0,
+            cp: None,
         }
     }
 

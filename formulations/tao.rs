@@ -112,6 +112,7 @@ impl TaoConfig {
             min_leaf: self.min_leaf,
             min_split: 2,
             ccp_alpha: 0.0,
+            cp: None,
         }
     }
 

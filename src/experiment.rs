@@ -73,6 +73,8 @@ pub mod engine;
 pub mod grid;
 /// The engine's results on disk: manifest, whole-unit appends, resume scan, merge.
 pub mod store;
+/// What the engine needs of a formulation to run one (cell, split): the `GridUnit` trait.
+pub mod units;
 
 /// Where the data come from.
 #[derive(Clone, Debug, Default, Deserialize, Serialize)]
@@ -923,17 +925,7 @@ fn fit_split<F: NlpClassifierFormulation>(
         };
         starts_list.push((x0, None));
     }
-    if let Some(bad) = starts_list
-        .iter()
-        .find(|(x0, _)| x0.len() != problem.num_variables())
-    {
-        return Err(GlassboxError::Config(format!(
-            "a carried start has {} values but this cell's problem has {} variables: a warm \
-             path cannot cross an axis that changes the problem's size (e.g. depth)",
-            bad.0.len(),
-            problem.num_variables()
-        )));
-    }
+    check_carried_sizes(&starts_list, problem.num_variables())?;
     let mut records = Vec::new();
     let mut points = Vec::new();
     let mut best: Option<(f64, usize, F::Model)> = None;
@@ -1051,6 +1043,19 @@ fn fit_split<F: NlpClassifierFormulation>(
         points,
         interrupted: false,
     })
+}
+
+/// Checks that every start has the problem's `n` variables (a warm path's carried points
+/// cannot cross an axis that changes the problem's size through a model, e.g. depth).
+fn check_carried_sizes(starts: &[(Vec<f64>, Option<u64>)], n: usize) -> Result<()> {
+    match starts.iter().find(|(x0, _)| x0.len() != n) {
+        Some(bad) => Err(GlassboxError::Config(format!(
+            "a carried start has {} values but this cell's problem has {n} variables: a warm \
+             path cannot cross an axis that changes the problem's size (e.g. depth)",
+            bad.0.len()
+        ))),
+        None => Ok(()),
+    }
 }
 
 /// One solve by node-based decomposition (`[decomposition]`), the branch order seeded by the

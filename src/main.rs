@@ -731,8 +731,8 @@ fn run_engine(
         Ending::Finished => {
             println!(
                 "{} on {} ({} cells x {} splits{}): {} cell-splits solved now, {} were done",
-                grid.cells[0].config.formulation.name(),
-                grid.cells[0].config.dataset_name(),
+                grid.names(|b| &b.formulation),
+                grid.names(|b| &b.dataset_name),
                 grid.cells.len(),
                 outcome.shard_units / grid.cells.len().max(1),
                 shard.map_or(String::new(), |s| format!(", shard {s}")),

@@ -22,6 +22,7 @@ fn cart(criterion: Criterion, depth: Option<usize>, min_leaf: usize, ccp_alpha: 
         min_leaf,
         min_split: 2,
         ccp_alpha,
+        cp: None,
     }
 }
 
@@ -314,4 +315,35 @@ fn the_command_line_runs_shows_and_predicts_with_a_regression_tree() {
         last.starts_with("r2 0.") && last.ends_with("on 506 rows"),
         "{last}"
     );
+}
+
+#[test]
+fn rpart_cp_prunes_at_cp_times_the_root_impurity() {
+    // The tree of `pruning_sequence_by_hand`: R(root) = Gini of the root = 0.48. cp = 0.3
+    // is alpha 0.144, between the effective alphas 2/15 and 0.48 - 4/15: the root split
+    // alone stays, as with ccp_alpha = 0.144; cp = 0.5 (alpha 0.24) leaves the root.
+    let x = column(&X5);
+    let targets = Targets::Classes {
+        y: &Y5,
+        n_classes: 2,
+    };
+    let with_cp = |cp: f64| CartConfig {
+        cp: Some(cp),
+        ..cart(Criterion::Gini, None, 1, 0.0)
+    };
+    let by_cp = with_cp(0.3).fit_tree(&x, targets, &[1.0; 5]);
+    let by_alpha = cart(Criterion::Gini, None, 1, 0.3 * 0.48).fit_tree(&x, targets, &[1.0; 5]);
+    assert_eq!(by_cp.n_leaves(), 2);
+    assert_eq!(by_cp, by_alpha);
+    assert_eq!(with_cp(0.5).fit_tree(&x, targets, &[1.0; 5]).n_leaves(), 1);
+    assert_eq!(with_cp(0.0).fit_tree(&x, targets, &[1.0; 5]).n_leaves(), 4);
+    // cp and ccp_alpha both set the alpha: one of them.
+    let both = CartConfig {
+        cp: Some(0.01),
+        ..cart(Criterion::Gini, None, 1, 0.1)
+    };
+    let e = both.check(false).unwrap_err().to_string();
+    assert!(e.contains("ccp_alpha") && e.contains("cp"), "{e}");
+    let e = with_cp(-1.0).check(false).unwrap_err().to_string();
+    assert!(e.contains("cp must be a finite number >= 0"), "{e}");
 }

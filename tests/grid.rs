@@ -326,3 +326,336 @@ starts = 1
         assert_eq!(f["outer_test"], line["test_balanced_accuracy"]);
     }
 }
+
+fn dataset(name: &str) -> String {
+    format!("{}/../shared/datasets/{name}", env!("CARGO_MANIFEST_DIR"))
+}
+
+fn mean_of(lines: &[Value], cell: u64, key: &str) -> f64 {
+    let v: Vec<f64> = lines
+        .iter()
+        .filter(|l| l["cell"] == cell && l["selected"] == true)
+        .map(|l| l[key].as_f64().unwrap())
+        .collect();
+    v.iter().sum::<f64>() / v.len() as f64
+}
+
+#[test]
+fn a_milp_grid_runs_on_the_engine_along_a_warm_path_and_resumes() {
+    // OCT D = 1 on iris by HiGHS, 2 x 2 cells (alpha x min_leaf). The objective is
+    // errors / Lhat + alpha * splits and one split removes half of the baseline errors, so
+    // alpha = 1 gives the root alone.
+    let text = format!(
+        r#"
+[data]
+path = "{}"
+[split]
+test_fraction = 0.5
+repeats = 1
+seed = 3
+[formulation]
+name = "oct"
+depth = 1
+alpha = [0.0, 1.0]
+min_leaf = [1, 5]
+[solver]
+name = "highs"
+relative_gap = 0.0
+time_limit = 60.0
+[experiment]
+warm_path = true
+"#,
+        dataset("iris.csv")
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let (lines, out) = run_in_process(&text, dir.path());
+    assert_eq!(lines.len(), 4);
+    for l in &lines {
+        assert_eq!(l["formulation"], "oct");
+        assert_eq!(l["status"], "optimal", "{l}");
+        assert!(l["mip_gap"].is_number() && l["x"].is_array(), "{l}");
+    }
+    // One chain: alpha outer, min_leaf inner, each cell's MIP start the previous solution.
+    let starts: Vec<&str> = lines
+        .iter()
+        .map(|l| l["path_start"].as_str().unwrap())
+        .collect();
+    assert_eq!(starts, ["first", "carried", "carried", "carried"]);
+    assert!(mean_of(&lines, 0, "test_accuracy") > 0.6);
+    for c in [2, 3] {
+        assert_eq!(
+            mean_of(&lines, c, "delta_global"),
+            100.0,
+            "cell {c}: no split"
+        );
+        assert!(mean_of(&lines, c, "test_accuracy") < 0.4);
+    }
+    assert!(out.join("models/cell-3/split-0.json").exists());
+    // A rerun has nothing left to do.
+    let exp = Experiment::load(&dir.path().join("cv.toml")).unwrap();
+    let again = engine::run(
+        &exp,
+        &RunOptions {
+            out,
+            force: false,
+            jobs: 1,
+            shard: None,
+            progress: false,
+            stop: Arc::new(AtomicBool::new(false)),
+        },
+    )
+    .unwrap();
+    assert_eq!(again.solved_units, 0);
+    assert_eq!(again.done_units, 4);
+}
+
+#[test]
+fn regression_runs_nested_cv_on_r2_and_a_cart_ccp_alpha_grid_tunes_the_pruning() {
+    // CART regression on Boston housing: an unpruned tree, a pruned one and the root alone
+    // (ccp_alpha above the variance of the target).
+    let text = format!(
+        r#"
+[data]
+path = "{}"
+[split]
+protocol = "nested"
+folds = 3
+inner_folds = 2
+inner_metric = "r2"
+[formulation]
+name = "cart"
+criterion = "squared_error"
+ccp_alpha = [0.0, 0.5, 1000.0]
+[experiment]
+warm_path = true
+"#,
+        dataset("boston_housing.csv")
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let (lines, out) = run_in_process(&text, dir.path());
+    assert_eq!(lines.len(), 3 * (3 + 3 * 2));
+    for l in &lines {
+        assert!(l["test_r2"].is_number() && l["test_mse"].is_number(), "{l}");
+        assert!(l.get("test_accuracy").is_none());
+        // CART cannot carry a solution: the path runs cold and says so.
+        assert_eq!(l["path_start"], "cold");
+        assert!(l.get("x").is_none());
+    }
+    let tests: usize = lines
+        .iter()
+        .filter(|l| l["cell"] == 0 && l["split_role"] == "outer")
+        .map(|l| l["n_test"].as_u64().unwrap() as usize)
+        .sum();
+    assert_eq!(tests, 506, "each row is tested once by the outer folds");
+    // The root alone explains nothing; pruning helps an unpruned tree on held-out rows.
+    assert!(mean_of(&lines, 2, "test_r2") < 0.01);
+    let report: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("nested.json")).unwrap()).unwrap();
+    assert_eq!(report["metric"], "r2");
+    for f in report["folds"].as_array().unwrap() {
+        assert_ne!(f["cell"], 2, "{report}");
+        let line = lines
+            .iter()
+            .find(|l| l["cell"] == f["cell"] && l["split"] == f["outer_fold"])
+            .unwrap();
+        assert_eq!(f["outer_test"], line["test_r2"]);
+    }
+
+    // The same grid tuned on the MSE picks the same cells (lower is better there).
+    let dir = tempfile::tempdir().unwrap();
+    let (_, out_mse) = run_in_process(&text.replace("\"r2\"", "\"mse\""), dir.path());
+    let mse: Value =
+        serde_json::from_str(&std::fs::read_to_string(out_mse.join("nested.json")).unwrap())
+            .unwrap();
+    for (a, b) in report["folds"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .zip(mse["folds"].as_array().unwrap())
+    {
+        assert_eq!(a["cell"], b["cell"], "{report} {mse}");
+    }
+
+    // An inner metric of the other task is an error naming it.
+    let bad = text.replace("\"r2\"", "\"accuracy\"");
+    let path = dir.path().join("bad.toml");
+    std::fs::write(&path, bad).unwrap();
+    let e = engine::run(
+        &Experiment::load(&path).unwrap(),
+        &RunOptions {
+            out: dir.path().join("bad"),
+            force: false,
+            jobs: 1,
+            shard: None,
+            progress: false,
+            stop: Arc::new(AtomicBool::new(false)),
+        },
+    )
+    .err()
+    .unwrap()
+    .to_string();
+    assert!(
+        e.contains("split.inner_metric = \"accuracy\"") && e.contains("\"r2\" or \"mse\""),
+        "{e}"
+    );
+}
+
+#[test]
+fn sorrt_carries_its_solutions_along_a_warm_path_on_kfold() {
+    // S-ORRT D = 1 on Boston housing, lambda_G = 0 then 2^-4 / p: the second cell's problem
+    // has the beta variables the first lacks, so its starts come through the fitted trees.
+    let text = format!(
+        r#"
+[data]
+path = "{}"
+[split]
+protocol = "kfold"
+folds = 2
+[formulation]
+name = "sorrt"
+depth = 1
+lambda_global_log2 = {{ from = -4, to = -4, zero_first = true }}
+[solver]
+name = "ipopt"
+time_limit = 60.0
+[multistart]
+starts = 2
+seed = 1
+[experiment]
+warm_path = true
+"#,
+        dataset("boston_housing.csv")
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let (lines, _) = run_in_process(&text, dir.path());
+    assert_eq!(lines.len(), 2 * 2 * 2);
+    for l in &lines {
+        assert!(l["x"].is_array() && l["test_r2"].is_number(), "{l}");
+    }
+    let carried: Vec<&Value> = lines.iter().filter(|l| l["cell"] == 1).collect();
+    assert!(carried
+        .iter()
+        .all(|l| l["path_start"] == "carried" && l["warm_from_cell"] == 0));
+    assert!(mean_of(&lines, 0, "test_r2") > 0.4);
+    assert!(mean_of(&lines, 1, "test_r2") > 0.4);
+}
+
+fn run_options(out: PathBuf, shard: Option<engine::Shard>) -> RunOptions {
+    RunOptions {
+        out,
+        force: false,
+        jobs: 2,
+        shard,
+        progress: false,
+        stop: Arc::new(AtomicBool::new(false)),
+    }
+}
+
+#[test]
+fn several_data_sets_and_formulations_share_their_splits_resume_and_shard() {
+    // Two data sets x three formulations (a heuristic learner with no solver, a MILP with its
+    // own solver, an NLP with the config's), on the same 2 folds of each data set.
+    let text = format!(
+        r#"
+[data]
+path = ["{}", "{}"]
+[split]
+protocol = "kfold"
+folds = 2
+seed = 4
+[[formulation]]
+name = "cart"
+depth = [1, 3]
+[[formulation]]
+name = "oct"
+depth = 1
+solver = {{ name = "highs", time_limit = 60.0 }}
+[[formulation]]
+name = "logistic_l1"
+lambda_log2 = -6.0
+[solver]
+name = "lbfgs"
+"#,
+        dataset("iris.csv"),
+        dataset("wine.csv")
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("multi.toml");
+    std::fs::write(&path, &text).unwrap();
+    let exp = Experiment::load(&path).unwrap();
+    assert!(exp.uses_engine);
+    assert_eq!(exp.blocks.len(), 6);
+    assert_eq!(exp.cells.len(), 2 * 4);
+    let whole = dir.path().join("whole");
+    let outcome = engine::run(&exp, &run_options(whole.clone(), None)).unwrap();
+    assert_eq!(outcome.ending, Ending::Finished);
+    let all = lines(&outcome.results_path);
+    assert_eq!(all.len(), 8 * 2);
+    let manifest: Value =
+        serde_json::from_str(&std::fs::read_to_string(whole.join("experiment.json")).unwrap())
+            .unwrap();
+    assert_eq!(manifest["blocks"].as_array().unwrap().len(), 6);
+    // Every formulation sees the same folds of a data set (same seeds, same sizes).
+    for data in ["iris", "wine"] {
+        for split in [0, 1] {
+            let of: Vec<&Value> = all
+                .iter()
+                .filter(|l| l["dataset"] == data && l["split"] == split)
+                .collect();
+            assert_eq!(of.len(), 4);
+            let forms: BTreeSet<&str> = of
+                .iter()
+                .map(|l| l["formulation"].as_str().unwrap())
+                .collect();
+            assert_eq!(forms.len(), 3);
+            assert!(of
+                .iter()
+                .all(|l| l["n_test"] == of[0]["n_test"] && l["split_seed"] == of[0]["split_seed"]));
+        }
+    }
+    let solver_of = |f: &str| {
+        all.iter()
+            .find(|l| l["formulation"] == f)
+            .map(|l| l["solver"].as_str().unwrap().to_string())
+            .unwrap()
+    };
+    assert_eq!(solver_of("oct"), "highs");
+    assert_eq!(solver_of("logistic_l1"), "lbfgs");
+    assert_eq!(solver_of("cart"), "none");
+    assert!(all
+        .iter()
+        .all(|l| l["test_accuracy"].as_f64().unwrap() > 0.5));
+
+    // Resume: nothing left. Shards merged: the same lines apart from timings.
+    let again = engine::run(&exp, &run_options(whole.clone(), None)).unwrap();
+    assert_eq!((again.solved_units, again.done_units), (0, 16));
+    let shards: Vec<PathBuf> = (1..=2)
+        .map(|i| {
+            let out = dir.path().join(format!("shard{i}"));
+            let shard = engine::Shard { index: i, count: 2 };
+            let o = engine::run(&exp, &run_options(out.clone(), Some(shard))).unwrap();
+            assert_eq!(o.ending, Ending::Finished);
+            out
+        })
+        .collect();
+    let merged = dir.path().join("merged");
+    glassbox::experiment::store::merge(&merged, &shards, false).unwrap();
+    let merged_lines: Vec<Value> = lines(&merged.join("results.jsonl"))
+        .into_iter()
+        .map(untimed)
+        .collect();
+    let whole_lines: Vec<Value> = all.into_iter().map(untimed).collect();
+    assert_eq!(merged_lines, whole_lines);
+
+    // Another data set list is another experiment: refused in the same folder.
+    let one = text.replace(&format!(", \"{}\"", dataset("wine.csv")), "");
+    std::fs::write(&path, &one).unwrap();
+    let fewer = Experiment::load(&path).unwrap();
+    assert_eq!(fewer.blocks.len(), 3);
+    assert_ne!(fewer.fingerprint, exp.fingerprint);
+    let refused = engine::run(&fewer, &run_options(whole, None))
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(refused.contains("another config"), "{refused}");
+}

@@ -42,6 +42,10 @@ pub struct CartConfig {
     pub min_split: usize,
     /// Cost-complexity pruning parameter (0: no pruning).
     pub ccp_alpha: f64,
+    /// rpart's complexity parameter: prune at `ccp_alpha = cp * impurity of the root` on the
+    /// training rows (rpart's default tree is `cp = 0.01`, `min_split = 20`, `min_leaf = 7`).
+    /// Excludes `ccp_alpha`.
+    pub cp: Option<f64>,
 }
 
 impl Default for CartConfig {
@@ -52,6 +56,7 @@ impl Default for CartConfig {
             min_leaf: 1,
             min_split: 2,
             ccp_alpha: 0.0,
+            cp: None,
         }
     }
 }
@@ -93,6 +98,11 @@ pub const TREE_PARAMS: &[ParamSpec] = &[
         default: "0.0",
         help: "cost-complexity pruning alpha (scikit-learn's definition)",
     },
+    ParamSpec {
+        name: "cp",
+        default: "",
+        help: "rpart's complexity parameter: ccp_alpha = cp * the root's impurity (rpart's default tree: cp = 0.01, min_split = 20, min_leaf = 7); excludes ccp_alpha",
+    },
 ];
 
 impl CartConfig {
@@ -130,6 +140,18 @@ impl CartConfig {
                 self.ccp_alpha
             ));
         }
+        match self.cp {
+            Some(cp) if !(cp.is_finite() && cp >= 0.0) => {
+                return err(format!("cp must be a finite number >= 0, got {cp}"))
+            }
+            Some(cp) if self.ccp_alpha > 0.0 => {
+                return err(format!(
+                    "give one of ccp_alpha ({}) and cp ({cp}): both set the pruning alpha",
+                    self.ccp_alpha
+                ))
+            }
+            _ => {}
+        }
         Ok(())
     }
 
@@ -147,7 +169,12 @@ impl CartConfig {
     /// Grows and prunes a tree on the rows of `x` with positive `weights`.
     pub fn fit_tree(&self, x: &DMatrix<f64>, targets: Targets<'_>, weights: &[f64]) -> AxisTree {
         let mut tree = grow::grow(x, targets, weights, &self.grow_params(), None);
-        prune::prune(&mut tree, self.ccp_alpha);
+        // rpart's cp is relative to the root's risk; scikit-learn's R(root) is its impurity.
+        let alpha = match self.cp {
+            Some(cp) => cp * tree.nodes[0].impurity,
+            None => self.ccp_alpha,
+        };
+        prune::prune(&mut tree, alpha);
         tree
     }
 }

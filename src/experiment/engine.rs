@@ -19,10 +19,10 @@
 
 use super::grid::{Cell, Experiment, InnerMetric, Protocol};
 use super::store::{self, Done, Manifest, Store};
-use super::{fit_split, Carry, ExperimentConfig, FormulationConfig, SolveRecord};
-use crate::data::{self, ClassificationData};
-use crate::formulation::NlpClassifierFormulation;
-use crate::{registry, GlassboxError, Result};
+use super::units::{self, EngineData, UnitCarry};
+use super::SolveRecord;
+use crate::data;
+use crate::{GlassboxError, Result};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};
@@ -124,13 +124,17 @@ pub struct SplitSpec {
     pub test: Vec<usize>,
 }
 
-/// The splits of `exp`'s protocol on labels `y` (stratified; `fixed_train`: the fixed split
-/// of `data.test_path`).
+/// The splits of `exp`'s protocol on `n` rows, stratified on `labels` (classification) or
+/// not (regression: `None`); `fixed_train`: the fixed split of `data.test_path`.
 pub fn plan_splits(
     exp: &Experiment,
-    y: &[usize],
+    n: usize,
+    labels: Option<&[usize]>,
     fixed_train: Option<usize>,
 ) -> Result<Vec<SplitSpec>> {
+    // A plain k-fold is the stratified one with a single class.
+    let unlabelled = vec![0; n];
+    let y = labels.unwrap_or(&unlabelled);
     let base = &exp.cells[0].config;
     let seed = base.split.seed;
     let spec = |id, seed, role, (train, test): (Vec<usize>, Vec<usize>)| SplitSpec {
@@ -144,8 +148,9 @@ pub fn plan_splits(
     };
     Ok(match &exp.protocol {
         Protocol::Holdout => base
-            .splits(y.len(), fixed_train, |s| {
-                data::stratified_split(y, base.split.test_fraction, s)
+            .splits(n, fixed_train, |s| match labels {
+                Some(y) => data::stratified_split(y, base.split.test_fraction, s),
+                None => data::random_split(n, base.split.test_fraction, s),
             })?
             .into_iter()
             .enumerate()
@@ -212,36 +217,28 @@ pub fn plan_chains(exp: &Experiment, n_splits: usize) -> Vec<Vec<(usize, usize)>
             .flat_map(|c| (0..n_splits).map(move |s| vec![(c, s)]))
             .collect();
     }
-    let free: Vec<usize> = exp
-        .axes
-        .iter()
-        .enumerate()
-        .filter(|(_, a)| a.section != super::grid::AxisSection::Formulation)
-        .map(|(i, _)| i)
-        .collect();
-    let mut index: HashMap<(Vec<usize>, usize), usize> = HashMap::new();
+    // A chain is one block's walk over its formulation axes, per solver, seed and split.
+    let mut index: HashMap<(usize, Vec<usize>, usize), usize> = HashMap::new();
     let mut chains: Vec<Vec<(usize, usize)>> = Vec::new();
     for cell in &exp.cells {
-        let key: Vec<usize> = free.iter().map(|&i| cell.coords[i]).collect();
+        let key: Vec<usize> = exp
+            .axes_of(cell)
+            .iter()
+            .zip(&cell.coords)
+            .filter(|(a, _)| a.section != super::grid::AxisSection::Formulation)
+            .map(|(_, &i)| i)
+            .collect();
         for s in 0..n_splits {
-            let i = *index.entry((key.clone(), s)).or_insert_with(|| {
-                chains.push(Vec::new());
-                chains.len() - 1
-            });
+            let i = *index
+                .entry((cell.block, key.clone(), s))
+                .or_insert_with(|| {
+                    chains.push(Vec::new());
+                    chains.len() - 1
+                });
             chains[i].push((cell.index, s));
         }
     }
     chains
-}
-
-/// Whether the engine runs this formulation (the NLP classifiers: multistart, warm starts).
-fn supported(f: &FormulationConfig) -> bool {
-    matches!(
-        f,
-        FormulationConfig::Sorct(_)
-            | FormulationConfig::L0Tree(_)
-            | FormulationConfig::LogisticL1(_)
-    )
 }
 
 /// One results line of the engine: the one-setting run's fields plus the engine's
@@ -267,21 +264,16 @@ struct GridLine<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     warm_from_cell: Option<usize>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    path_start: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     x: Option<&'a [f64]>,
-}
-
-/// What one unit produced.
-struct UnitOut {
-    records: Vec<SolveRecord>,
-    points: Vec<Vec<f64>>,
-    interrupted: bool,
 }
 
 /// Everything a chain needs, shared by the threads.
 struct Ctx<'a> {
     exp: &'a Experiment,
-    splits: &'a [SplitSpec],
-    data: &'a ClassificationData,
+    splits: &'a [Vec<SplitSpec>],
+    data: &'a [EngineData],
     done: &'a Done,
     store: &'a Store,
     out: &'a Path,
@@ -294,32 +286,42 @@ struct Ctx<'a> {
 /// Runs `exp` into `options.out` (see the module comment). Errors on the config, the data
 /// or the output folder come before anything is solved.
 pub fn run(exp: &Experiment, options: &RunOptions) -> Result<EngineOutcome> {
-    let first = &exp.cells[0].config;
-    if !supported(&first.formulation) {
-        return Err(GlassboxError::Config(format!(
-            "{}: grids, k-fold, resume and shards run the NLP classifiers (sorct, l0tree, \
-             logistic_l1); '{}' runs one setting per config (remove the axes and the \
-             [experiment] table)",
-            exp.file.display(),
-            first.formulation.name()
-        )));
-    }
-    if matches!(
-        exp.protocol,
-        Protocol::Nested {
-            metric: InnerMetric::R2,
-            ..
+    // Each data set is read once and split once: every formulation and solver on it gets
+    // the same splits (folds, seeds).
+    let n_datasets = exp.blocks.iter().map(|b| b.dataset + 1).max().unwrap_or(1);
+    let mut data = Vec::with_capacity(n_datasets);
+    let mut splits = Vec::with_capacity(n_datasets);
+    for d in 0..n_datasets {
+        let cells: Vec<&Cell> = exp
+            .cells
+            .iter()
+            .filter(|c| exp.blocks[c.block].dataset == d)
+            .collect();
+        let first = &cells[0].config;
+        let regression = units::of(&first.formulation).regression();
+        check_task(exp, &cells, regression)?;
+        let loaded = EngineData::load(first, regression)?;
+        for cell in &cells {
+            units::of(&cell.config.formulation)
+                .check(&cell.config, &loaded)
+                .map_err(|e| in_cell(exp, cell, e))?;
         }
-    ) {
+        splits.push(plan_splits(
+            exp,
+            loaded.n_samples(),
+            loaded.labels(),
+            loaded.fixed_train,
+        )?);
+        data.push(loaded);
+    }
+    let n_splits = splits[0].len();
+    if splits.iter().any(|s| s.len() != n_splits) {
         return Err(GlassboxError::Config(format!(
-            "{}: split.inner_metric = \"r2\" is for regression; use \"accuracy\" or \"balanced_accuracy\"",
+            "{}: the data sets give different numbers of splits",
             exp.file.display()
         )));
     }
-    let (table, fixed_train) = first.load_data()?;
-    let data = table.encode_classification()?;
-    let splits = plan_splits(exp, &data.y, fixed_train)?;
-    let chains = plan_chains(exp, splits.len());
+    let chains = plan_chains(exp, n_splits);
     let mine: Vec<&Vec<(usize, usize)>> = chains
         .iter()
         .enumerate()
@@ -332,8 +334,8 @@ pub fn run(exp: &Experiment, options: &RunOptions) -> Result<EngineOutcome> {
         config_fingerprint: exp.fingerprint.clone(),
         shard: options.shard.map(|s| s.to_string()),
         cells: exp.cells.len(),
-        splits: splits.len(),
-        units: exp.cells.len() * splits.len(),
+        splits: n_splits,
+        units: exp.cells.len() * n_splits,
         shard_units,
         protocol: exp.protocol.clone(),
         axes: exp
@@ -346,6 +348,29 @@ pub fn run(exp: &Experiment, options: &RunOptions) -> Result<EngineOutcome> {
                 )
             })
             .collect(),
+        blocks: if exp.blocks.len() > 1 {
+            exp.blocks
+                .iter()
+                .map(|b| store::BlockInfo {
+                    dataset: b.dataset_name.clone(),
+                    formulation: b.formulation.clone(),
+                    first_cell: b.first_cell,
+                    cells: b.cells,
+                    axes: b
+                        .axes
+                        .iter()
+                        .map(|a| {
+                            (
+                                a.label().to_string(),
+                                a.values.iter().map(super::grid::toml_to_json).collect(),
+                            )
+                        })
+                        .collect(),
+                })
+                .collect()
+        } else {
+            Vec::new()
+        },
     };
     let (store, done) = store::open(&options.out, &manifest, options.force)?;
     let done_before = done.len();
@@ -428,6 +453,50 @@ pub fn run(exp: &Experiment, options: &RunOptions) -> Result<EngineOutcome> {
     })
 }
 
+/// Checks that every cell of `cells` (one data set's) has the task of the first
+/// (`regression`) and that a nested protocol's inner metric fits it.
+fn check_task(exp: &Experiment, cells: &[&Cell], regression: bool) -> Result<()> {
+    let bad = |m: String| GlassboxError::Config(format!("{}: {m}", exp.file.display()));
+    let task = |r: bool| if r { "regression" } else { "classification" };
+    for cell in cells {
+        let f = &cell.config.formulation;
+        if units::of(f).regression() != regression {
+            return Err(bad(format!(
+                "grid cell {} is a {} task but the first cell a {} task: one task per run",
+                exp.describe(cell),
+                task(!regression),
+                task(regression)
+            )));
+        }
+    }
+    if let Protocol::Nested { metric, .. } = exp.protocol {
+        if metric.is_regression() != regression {
+            return Err(bad(format!(
+                "split.inner_metric = \"{}\" is for {}, but '{}' is a {} formulation: use {}",
+                metric.as_str(),
+                task(metric.is_regression()),
+                cells[0].config.formulation.name(),
+                task(regression),
+                if regression {
+                    "\"r2\" or \"mse\""
+                } else {
+                    "\"accuracy\" or \"balanced_accuracy\""
+                }
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// `e` with the cell it happened in (for a grid of more than one cell).
+fn in_cell(exp: &Experiment, cell: &Cell, e: GlassboxError) -> GlassboxError {
+    if exp.cells.len() == 1 {
+        e
+    } else {
+        GlassboxError::Config(format!("grid cell {}: {e}", exp.describe(cell)))
+    }
+}
+
 fn progress_bar(total: u64, done: u64, show: bool) -> indicatif::ProgressBar {
     if !show {
         return indicatif::ProgressBar::hidden();
@@ -455,14 +524,20 @@ fn run_chain(ctx: &Ctx<'_>, chain: &[(usize, usize)]) -> Result<()> {
 
 fn run_chain_inner(ctx: &Ctx<'_>, chain: &[(usize, usize)]) -> Result<()> {
     let warm_path = ctx.exp.engine.warm_path;
+    // A chain runs one formulation: it carries its solutions along a warm path, or not.
+    let carries = warm_path
+        && chain
+            .first()
+            .is_some_and(|&(c, _)| units::of(&ctx.exp.cells[c].config.formulation).carries());
     // The final points of the previous cell of the chain, and that cell.
     let mut carried: Option<Vec<Vec<f64>>> = None;
     let mut previous: Option<usize> = None;
     for &(c, s) in chain {
         let cell = &ctx.exp.cells[c];
-        let split = &ctx.splits[s];
+        let dataset = ctx.exp.blocks[cell.block].dataset;
+        let split = &ctx.splits[dataset][s];
         if let Some(unit) = ctx.done.get(&(c, split.id)) {
-            if warm_path {
+            if carries {
                 let points: Option<Vec<Vec<f64>>> = unit.points.iter().cloned().collect();
                 carried = Some(points.ok_or_else(|| {
                     GlassboxError::Config(format!(
@@ -486,8 +561,21 @@ fn run_chain_inner(ctx: &Ctx<'_>, chain: &[(usize, usize)]) -> Result<()> {
                 ctx.out.join("models").join(format!("cell-{c}")).join(name)
             }
         });
-        let from = previous.zip(carried.as_deref());
-        let unit = run_unit(ctx, cell, split, from, model_path.as_deref())?;
+        let unit = units::of(&cell.config.formulation);
+        let unit = unit
+            .run(
+                &cell.config,
+                &ctx.data[dataset],
+                split,
+                &UnitCarry {
+                    previous: previous.zip(carried.as_deref()).map(|(p, points)| {
+                        (units::of(&ctx.exp.cells[p].config.formulation), points)
+                    }),
+                    stop: ctx.stop,
+                    model_path: model_path.as_deref(),
+                },
+            )
+            .map_err(|e| in_cell(ctx.exp, cell, e))?;
         if unit.interrupted {
             return Ok(());
         }
@@ -495,7 +583,12 @@ fn run_chain_inner(ctx: &Ctx<'_>, chain: &[(usize, usize)]) -> Result<()> {
         let grid_index = ctx.exp.grid_index(cell);
         let n = unit.records.len();
         let mut lines = Vec::with_capacity(n);
-        for (record, point) in unit.records.iter().zip(&unit.points) {
+        let path_start = warm_path.then(|| match (carries, carried.is_some()) {
+            (false, _) => "cold",
+            (true, false) => "first",
+            (true, true) => "carried",
+        });
+        for (i, record) in unit.records.iter().enumerate() {
             let fingerprint = super::grid::fingerprint(&[
                 &cell.fingerprint,
                 &split.id.to_string(),
@@ -519,7 +612,8 @@ fn run_chain_inner(ctx: &Ctx<'_>, chain: &[(usize, usize)]) -> Result<()> {
                 fold: split.fold,
                 outer_fold: split.outer_fold,
                 warm_from_cell: carried.as_ref().and(previous),
-                x: warm_path.then_some(point.as_slice()),
+                path_start,
+                x: unit.points.get(i).filter(|_| carries).map(|p| p.as_slice()),
             };
             lines.push(
                 serde_json::to_string(&line).map_err(|e| GlassboxError::Config(e.to_string()))?,
@@ -528,138 +622,12 @@ fn run_chain_inner(ctx: &Ctx<'_>, chain: &[(usize, usize)]) -> Result<()> {
         ctx.store.append_unit(&lines)?;
         ctx.solved.fetch_add(1, Ordering::SeqCst);
         ctx.bar.inc(1);
-        if warm_path {
+        if carries {
             carried = Some(unit.points);
         }
         previous = Some(c);
     }
     Ok(())
-}
-
-/// Runs one unit; `from` is the previous cell of a warm path and its final points.
-fn run_unit(
-    ctx: &Ctx<'_>,
-    cell: &Cell,
-    split: &SplitSpec,
-    from: Option<(usize, &[Vec<f64>])>,
-    model_path: Option<&Path>,
-) -> Result<UnitOut> {
-    let config = &cell.config;
-    // The previous cell's formulation, of the same kind as this cell's.
-    macro_rules! unit {
-        ($variant:ident, $f:expr) => {{
-            let previous =
-                from.and_then(|(c, points)| match &ctx.exp.cells[c].config.formulation {
-                    FormulationConfig::$variant(g) => Some((g, points)),
-                    _ => None,
-                });
-            nlp_unit(config, $f, previous, (ctx, split, model_path))
-        }};
-    }
-    match &config.formulation {
-        FormulationConfig::Sorct(f) => unit!(Sorct, f),
-        FormulationConfig::L0Tree(f) => unit!(L0Tree, f),
-        FormulationConfig::LogisticL1(f) => unit!(LogisticL1, f),
-        other => Err(GlassboxError::Config(format!(
-            "the experiment engine does not run '{}'",
-            other.name()
-        ))),
-    }
-}
-
-/// The previous cell's final points as starting points of this cell's problem. A point of
-/// the same size is taken as it is; otherwise (S-ORCT adds a+/a- and beta variables when
-/// its lambdas become positive) it goes through the fitted tree: the previous problem's model
-/// at that point, then this formulation's warm start from that model (the paper feeds "the
-/// solutions", i.e. the trees, to the next pair).
-fn carry_points<F: NlpClassifierFormulation>(
-    formulation: &F,
-    previous: &F,
-    points: &[Vec<f64>],
-    data: &ClassificationData,
-    train: &[usize],
-) -> Result<Vec<Vec<f64>>> {
-    let train_data = data.rows(train);
-    let scaler = crate::data::MinMaxScaler::fit(&train_data.x);
-    let x = Arc::new(scaler.transform(&train_data.x));
-    let y = Arc::new(train_data.y.clone());
-    let problem = formulation.problem(x.clone(), y.clone(), data.n_classes())?;
-    let n = crate::nlp::NlpProblem::num_variables(&problem);
-    if points.iter().all(|p| p.len() == n) {
-        return Ok(points.to_vec());
-    }
-    let before = previous.problem(x, y, data.n_classes())?;
-    points
-        .iter()
-        .map(|p| {
-            if p.len() == n {
-                return Ok(p.clone());
-            }
-            let model = previous.model(
-                &before,
-                p,
-                scaler.clone(),
-                data.classes.clone(),
-                data.encoding.clone(),
-            );
-            formulation.warm_start(&model, &problem, &scaler)
-        })
-        .collect()
-}
-
-/// One unit of an NLP classifier: the one-setting run's multistart ([`fit_split`]) with the
-/// carried starts and the stop check.
-fn nlp_unit<F: NlpClassifierFormulation>(
-    config: &ExperimentConfig,
-    formulation: &F,
-    previous: Option<(&F, &[Vec<f64>])>,
-    (ctx, split, model_path): (&Ctx<'_>, &SplitSpec, Option<&Path>),
-) -> Result<UnitOut> {
-    formulation.check(ctx.data.n_features(), ctx.data.n_classes())?;
-    let carried = match previous {
-        Some((before, points)) => Some(carry_points(
-            formulation,
-            before,
-            points,
-            ctx.data,
-            &split.train,
-        )?),
-        None => None,
-    };
-    let solver = registry::nlp_solver(&config.solver.name, &config.solver.options)?;
-    let warm_model = match &config.multistart.warm_start {
-        Some(p) => Some(formulation.load_model(&config.resolve(p))?),
-        None => None,
-    };
-    let fitted = fit_split(
-        config,
-        formulation,
-        &*solver,
-        ctx.data,
-        &split.train,
-        &split.test,
-        split.id,
-        split.seed,
-        warm_model.as_ref(),
-        &indicatif::ProgressBar::hidden(),
-        &Carry {
-            starts: carried.as_deref(),
-            stop: Some(ctx.stop),
-        },
-    )?;
-    if !fitted.interrupted {
-        if let (Some(path), Some(model)) = (model_path, &fitted.model) {
-            if let Some(dir) = path.parent() {
-                std::fs::create_dir_all(dir).map_err(|e| GlassboxError::io(dir, e))?;
-            }
-            crate::model::save_json(path, formulation.name(), model)?;
-        }
-    }
-    Ok(UnitOut {
-        records: fitted.records,
-        points: fitted.points,
-        interrupted: fitted.interrupted,
-    })
 }
 
 /// The fields of a results line the summaries read.
@@ -679,6 +647,8 @@ struct SummaryLine {
     test_balanced_accuracy: Option<f64>,
     #[serde(default)]
     test_r2: Option<f64>,
+    #[serde(default)]
+    test_mse: Option<f64>,
     #[serde(default)]
     delta_local: Option<f64>,
     #[serde(default)]
@@ -700,9 +670,16 @@ fn summary_lines(done: &Done) -> Vec<SummaryLine> {
 
 /// Axis values of cell `c` from the manifest, as `key=value, ...`.
 fn describe_cell(manifest: &Manifest, c: usize) -> String {
-    let mut rest = c;
+    let block = manifest
+        .blocks
+        .iter()
+        .find(|b| (b.first_cell..b.first_cell + b.cells).contains(&c));
+    let (mut rest, axes) = match block {
+        Some(b) => (c - b.first_cell, &b.axes),
+        None => (c, &manifest.axes),
+    };
     let mut parts = Vec::new();
-    for (label, values) in manifest.axes.iter().rev() {
+    for (label, values) in axes.iter().rev() {
         let i = rest % values.len().max(1);
         rest /= values.len().max(1);
         let value = match values.get(i) {
@@ -711,6 +688,10 @@ fn describe_cell(manifest: &Manifest, c: usize) -> String {
             None => String::new(),
         };
         parts.push(format!("{label}={value}"));
+    }
+    if let Some(b) = block {
+        parts.push(format!("formulation={}", b.formulation));
+        parts.push(format!("dataset={}", b.dataset));
     }
     parts.reverse();
     parts.join(", ")
@@ -808,7 +789,7 @@ pub fn summary(manifest: &Manifest, done: &Done) -> String {
     }
     let _ = writeln!(
         out,
-        "(test_acc, delta_L, delta_G: the selected start (best objective) of each split, mean over \
+        "(test_acc (test R^2 for regression), delta_L, delta_G: the selected start (best objective) of each split, mean over \
          splits; best_obj, obj_range (max - min over the starts), at_best (share of starts within \
          1e-6 of the best): multistart spread, mean over splits)"
     );
@@ -816,7 +797,8 @@ pub fn summary(manifest: &Manifest, done: &Done) -> String {
         lines.iter().map(|l| (l.solve_seconds, l.status.as_str())),
     ));
     let waits: Vec<f64> = lines.iter().filter_map(|l| l.lock_wait_seconds).collect();
-    let total_wait: f64 = waits.iter().sum();
+    // (+ 0.0: an empty f64 sum is -0.0)
+    let total_wait: f64 = waits.iter().sum::<f64>() + 0.0;
     let total: f64 = lines.iter().map(|l| l.solve_seconds).sum();
     let _ = writeln!(
         out,
@@ -826,21 +808,56 @@ pub fn summary(manifest: &Manifest, done: &Done) -> String {
 }
 
 /// Nested k-fold: for each outer fold, the cell with the best mean inner metric (ties: the
-/// lower cell index) and that cell's test metric on the outer split.
+/// lower cell index) and that cell's test metric on the outer split. A config of several
+/// blocks (data sets x formulations) selects within each block: `blocks` lists them.
 pub fn nested_report(manifest: &Manifest, done: &Done) -> Option<serde_json::Value> {
     let Protocol::Nested { metric, .. } = manifest.protocol else {
         return None;
     };
+    let lines = summary_lines(done);
+    if manifest.blocks.is_empty() {
+        return Some(nested_select(manifest, metric, &lines, 0..manifest.cells));
+    }
+    let blocks: Vec<serde_json::Value> = manifest
+        .blocks
+        .iter()
+        .map(|b| {
+            let mut v = nested_select(
+                manifest,
+                metric,
+                &lines,
+                b.first_cell..b.first_cell + b.cells,
+            );
+            v["dataset"] = serde_json::json!(b.dataset);
+            v["formulation"] = serde_json::json!(b.formulation);
+            v
+        })
+        .collect();
+    Some(serde_json::json!({ "metric": metric, "blocks": blocks }))
+}
+
+/// The nested selection among the cells `cells` (see [`nested_report`]).
+fn nested_select(
+    manifest: &Manifest,
+    metric: InnerMetric,
+    lines: &[SummaryLine],
+    cells: std::ops::Range<usize>,
+) -> serde_json::Value {
     let value = |l: &SummaryLine| match metric {
         InnerMetric::Accuracy => l.test_accuracy,
         InnerMetric::BalancedAccuracy => l.test_balanced_accuracy,
         InnerMetric::R2 => l.test_r2,
+        InnerMetric::Mse => l.test_mse,
     };
-    let lines = summary_lines(done);
+    // Higher is better, except for an error.
+    let score = |m: f64| if metric == InnerMetric::Mse { -m } else { m };
     // (outer fold, cell) -> inner values of the selected starts
     let mut inner: BTreeMap<(usize, usize), Vec<f64>> = BTreeMap::new();
     let mut outer: BTreeMap<(usize, usize), f64> = BTreeMap::new();
-    for l in lines.iter().filter(|l| l.selected) {
+    for l in lines
+        .iter()
+        .filter(|l| l.selected && cells.contains(&l.cell))
+    {
         let v = value(l).unwrap_or(f64::NAN);
         match (l.split_role.as_str(), l.outer_fold) {
             ("inner", Some(o)) => inner.entry((o, l.cell)).or_default().push(v),
@@ -860,7 +877,7 @@ pub fn nested_report(manifest: &Manifest, done: &Done) -> Option<serde_json::Val
             .map(|((_, c), v)| (*c, super::mean_std(v).0))
             .filter(|(_, m)| m.is_finite())
             .fold(None, |b: Option<(usize, f64)>, (c, m)| match b {
-                Some((_, bm)) if bm >= m => b,
+                Some((_, bm)) if score(bm) >= score(m) => b,
                 _ => Some((c, m)),
             });
         let Some((cell, inner_mean)) = best else {
@@ -877,10 +894,10 @@ pub fn nested_report(manifest: &Manifest, done: &Done) -> Option<serde_json::Val
         }));
     }
     let (m, sd) = super::mean_std(&tests);
-    Some(serde_json::json!({
+    serde_json::json!({
         "metric": metric,
         "folds": chosen,
         "outer_test_mean": m,
         "outer_test_sd": sd,
-    }))
+    })
 }

@@ -50,6 +50,25 @@ pub enum InnerMetric {
     BalancedAccuracy,
     /// Test R squared (regression).
     R2,
+    /// Test mean squared error (regression; lower is better).
+    Mse,
+}
+
+impl InnerMetric {
+    /// Whether it measures a regression.
+    pub fn is_regression(self) -> bool {
+        matches!(self, InnerMetric::R2 | InnerMetric::Mse)
+    }
+
+    /// Its name in a config.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            InnerMetric::Accuracy => "accuracy",
+            InnerMetric::BalancedAccuracy => "balanced_accuracy",
+            InnerMetric::R2 => "r2",
+            InnerMetric::Mse => "mse",
+        }
+    }
 }
 
 /// How the rows are split.
@@ -124,8 +143,11 @@ impl Axis {
 /// One point of the grid: a complete one-setting config.
 #[derive(Clone, Debug)]
 pub struct Cell {
-    /// Index (row-major over the axes, the last axis fastest).
+    /// Index (blocks in order; within a block row-major over its axes, the last axis
+    /// fastest).
     pub index: usize,
+    /// The block it belongs to.
+    pub block: usize,
     /// Position on each axis.
     pub coords: Vec<usize>,
     /// The cell's config.
@@ -135,13 +157,34 @@ pub struct Cell {
     pub fingerprint: String,
 }
 
+/// The cells of one data set and one formulation table: a config with several data sets
+/// (`[data] path = [...]`) and several formulations (`[[formulation]]` tables) is one block
+/// per (data set, formulation), data sets outer; a plain config is one block.
+#[derive(Clone, Debug)]
+pub struct Block {
+    /// Index of its data set in `[data] path` (0 for one data set).
+    pub dataset: usize,
+    /// The data set's name (file stem, or "synthetic").
+    pub dataset_name: String,
+    /// The formulation's name.
+    pub formulation: String,
+    /// Its axes, outer first.
+    pub axes: Vec<Axis>,
+    /// Its first cell.
+    pub first_cell: usize,
+    /// Its number of cells.
+    pub cells: usize,
+}
+
 /// A config read as a grid of cells.
 #[derive(Clone, Debug)]
 pub struct Experiment {
     /// The config file.
     pub file: PathBuf,
-    /// The axes, outer first.
+    /// The axes of the first block, outer first (a one-block config's axes).
     pub axes: Vec<Axis>,
+    /// The blocks (one per data set and formulation table), in cell order.
+    pub blocks: Vec<Block>,
     /// The cells (at least one).
     pub cells: Vec<Cell>,
     /// The split protocol.
@@ -187,96 +230,158 @@ impl Experiment {
             }
         }
         let protocol = take_protocol(&mut doc).map_err(bad)?;
-        let mut axes = Vec::new();
-        // Solver names and multistart seeds first: the path walks the formulation axes.
-        if let Some(toml::Value::Table(solver)) = doc.get_mut("solver") {
-            if let Some(toml::Value::Array(names)) = solver.get("name") {
-                axes.push(Axis {
-                    key: "name".into(),
-                    section: AxisSection::Solver,
-                    values: non_empty(names.clone(), "[solver] name").map_err(&bad)?,
-                });
-                solver.remove("name");
-            }
-        }
-        if let Some(toml::Value::Table(ms)) = doc.get_mut("multistart") {
-            if let Some(toml::Value::Array(seeds)) = ms.get("seed") {
-                axes.push(Axis {
-                    key: "seed".into(),
-                    section: AxisSection::MultistartSeed,
-                    values: non_empty(seeds.clone(), "[multistart] seed").map_err(&bad)?,
-                });
-                ms.remove("seed");
-            }
-        }
-        let formulation_axes = take_formulation_axes(path, text, &mut doc).map_err(&bad)?;
-        axes.extend(formulation_axes);
-        if protocol != Protocol::Holdout {
-            check_protocol(&doc, &protocol).map_err(&bad)?;
-        }
-
-        let n_cells: usize = axes.iter().map(|a| a.values.len()).product();
-        if n_cells > 1_000_000 {
-            return Err(bad(format!(
-                "the grid has {n_cells} cells: more than a million"
-            )));
-        }
-        let dir = path.parent().unwrap_or(Path::new(".")).to_path_buf();
-        let protocol_json = serde_json::to_string(&protocol).unwrap_or_default();
         let engine_fp = EngineConfig {
             time_budget: None,
             ..engine.clone()
         };
-        let mut cells = Vec::with_capacity(n_cells);
-        let mut data_hashes = DataHashes::default();
-        for index in 0..n_cells {
-            let coords = coords_of(index, &axes);
-            let mut cell_doc = doc.clone();
-            for (axis, &i) in axes.iter().zip(&coords) {
-                set_axis_value(&mut cell_doc, axis, axis.values[i].clone());
+        let common = BlockCommon {
+            path,
+            protocol_json: serde_json::to_string(&protocol).unwrap_or_default(),
+            engine_json: serde_json::to_string(&engine_fp).unwrap_or_default(),
+            protocol: &protocol,
+        };
+        // Several data sets: [data] path = [...]; several formulations: [[formulation]].
+        let datasets: Vec<Option<toml::Value>> = match doc
+            .get_mut("data")
+            .and_then(|d| d.as_table_mut())
+            .and_then(|d| match d.get("path") {
+                Some(toml::Value::Array(_)) => d.remove("path"),
+                _ => None,
+            }) {
+            Some(toml::Value::Array(list)) => non_empty(list, "data.path")
+                .map_err(&bad)?
+                .into_iter()
+                .map(Some)
+                .collect(),
+            _ => vec![None],
+        };
+        let orders = formulation_key_orders(text);
+        let formulations: Vec<(toml::Table, Vec<String>)> = match doc.remove("formulation") {
+            Some(toml::Value::Array(list)) => {
+                let list = non_empty(list, "[[formulation]]").map_err(&bad)?;
+                list.into_iter()
+                    .enumerate()
+                    .map(|(i, v)| match v {
+                        toml::Value::Table(t) => {
+                            Ok((t, orders.get(i).cloned().unwrap_or_default()))
+                        }
+                        _ => Err(bad("[[formulation]] entries must be tables".into())),
+                    })
+                    .collect::<Result<_>>()?
             }
-            let cell_text = toml::to_string(&cell_doc).map_err(|e| bad(e.to_string()))?;
-            let config = ExperimentConfig::parse(path, &cell_text).map_err(|e| {
-                if axes.is_empty() {
-                    e
-                } else {
-                    GlassboxError::Config(format!(
-                        "grid cell {}: {e}",
-                        describe_coords(&axes, &coords)
-                    ))
+            Some(toml::Value::Table(t)) => vec![(t, orders.into_iter().next().unwrap_or_default())],
+            Some(_) => return Err(bad("[formulation] must be a table".into())),
+            None => Vec::new(),
+        };
+        let several = datasets.len() > 1 || formulations.len() > 1;
+        if several {
+            if formulations.len() > 1 && doc.contains_key("grid") {
+                return Err(bad(
+                    "[grid] applies to one formulation: with several [[formulation]] tables, \
+                     write each one's axes in its table"
+                        .into(),
+                ));
+            }
+            if doc
+                .get("data")
+                .and_then(|d| d.as_table())
+                .is_some_and(|d| d.contains_key("test_path"))
+            {
+                return Err(bad(
+                    "data.test_path gives one fixed split of one data set: give one data.path"
+                        .into(),
+                ));
+            }
+        }
+        let mut blocks = Vec::new();
+        let mut cells = Vec::new();
+        let mut block_fingerprints = Vec::new();
+        let mut data_hashes = DataHashes::default();
+        for (d, dataset) in datasets.iter().enumerate() {
+            for (table, order) in &formulations {
+                let mut sub = doc.clone();
+                if let Some(p) = dataset {
+                    if let Some(toml::Value::Table(data)) = sub.get_mut("data") {
+                        data.insert("path".into(), p.clone());
+                    }
                 }
-            })?;
-            let canonical = canonical_doc(&cell_doc, &dir, &mut data_hashes)?;
-            let fingerprint = fingerprint(&[
-                &canonical,
-                &protocol_json,
-                &serde_json::to_string(&engine_fp).unwrap_or_default(),
-            ]);
-            cells.push(Cell {
-                index,
-                coords,
-                config,
-                fingerprint,
-            });
+                let mut table = table.clone();
+                // A formulation's own solver (a MILP beside an NLP), or none for a learner
+                // that uses none, in a config of several formulations.
+                match table.remove("solver") {
+                    Some(solver @ toml::Value::Table(_)) => {
+                        sub.insert("solver".into(), solver);
+                    }
+                    Some(_) => {
+                        return Err(bad(
+                            "[[formulation]] solver must be a table, e.g. solver = { name = \"highs\" }"
+                                .into(),
+                        ))
+                    }
+                    None if several && !uses_solver(&table) => {
+                        sub.remove("solver");
+                    }
+                    None => {}
+                }
+                let fname = table
+                    .get("name")
+                    .and_then(|n| n.as_str())
+                    .unwrap_or("?")
+                    .to_string();
+                sub.insert("formulation".into(), toml::Value::Table(table));
+                let block = parse_block(&common, sub, order, cells.len(), &mut data_hashes)
+                    .map_err(|e| match (several, e) {
+                        // Say which data set and formulation a message is about.
+                        (true, GlassboxError::Config(m)) => bad(format!(
+                            "data set {}, formulation '{fname}': {}",
+                            dataset.as_ref().map_or("-".to_string(), |p| p.to_string()),
+                            m.strip_prefix(&format!("{file}: ")).unwrap_or(&m)
+                        )),
+                        (_, e) => e,
+                    })?;
+                let block_index = blocks.len();
+                let first = &block.cells[0].config;
+                blocks.push(Block {
+                    dataset: d,
+                    dataset_name: first.dataset_name(),
+                    formulation: first.formulation.name().to_string(),
+                    axes: block.axes,
+                    first_cell: cells.len(),
+                    cells: block.cells.len(),
+                });
+                block_fingerprints.push(block.fingerprint);
+                cells.extend(block.cells.into_iter().map(|c| Cell {
+                    block: block_index,
+                    ..c
+                }));
+            }
         }
-        let mut whole = doc.clone();
-        for axis in &axes {
-            set_axis_value(&mut whole, axis, toml::Value::Array(axis.values.clone()));
+        if blocks.is_empty() {
+            // No [formulation]: the one-setting parser says what is missing.
+            ExperimentConfig::parse(path, &toml::to_string(&doc).unwrap_or_default())?;
+            return Err(bad("[formulation] is missing".into()));
         }
-        let axes_json: Vec<String> = axes
-            .iter()
-            .map(|a| format!("{}={:?}", a.label(), a.values))
-            .collect();
-        let fingerprint = fingerprint(&[
-            &canonical_doc(&whole, &dir, &mut data_hashes)?,
-            &axes_json.join(";"),
-            &protocol_json,
-            &serde_json::to_string(&engine_fp).unwrap_or_default(),
-        ]);
-        let uses_engine = !axes.is_empty() || had_engine_table || protocol != Protocol::Holdout;
+        if cells.len() > 1_000_000 {
+            return Err(bad(format!(
+                "the grid has {} cells: more than a million",
+                cells.len()
+            )));
+        }
+        // One block: its own fingerprint (as before blocks existed, so earlier runs resume).
+        let fingerprint = if blocks.len() == 1 {
+            block_fingerprints.remove(0)
+        } else {
+            let parts: Vec<&str> = block_fingerprints.iter().map(|s| s.as_str()).collect();
+            self::fingerprint(&parts)
+        };
+        let uses_engine = blocks.len() > 1
+            || !blocks[0].axes.is_empty()
+            || had_engine_table
+            || protocol != Protocol::Holdout;
         Ok(Experiment {
             file: path.to_path_buf(),
-            axes,
+            axes: blocks[0].axes.clone(),
+            blocks,
             cells,
             protocol,
             engine,
@@ -285,9 +390,29 @@ impl Experiment {
         })
     }
 
+    /// The distinct `what` of the blocks (formulation or data set names), joined by " + ".
+    pub fn names(&self, what: impl Fn(&Block) -> &String) -> String {
+        let mut names: Vec<&String> = Vec::new();
+        for b in &self.blocks {
+            if !names.contains(&what(b)) {
+                names.push(what(b));
+            }
+        }
+        names
+            .iter()
+            .map(|s| s.as_str())
+            .collect::<Vec<_>>()
+            .join(" + ")
+    }
+
+    /// The axes of `cell`'s block.
+    pub fn axes_of(&self, cell: &Cell) -> &[Axis] {
+        &self.blocks[cell.block].axes
+    }
+
     /// The grid values of `cell`: axis label -> value (non-finite floats as strings).
     pub fn grid_values(&self, cell: &Cell) -> serde_json::Map<String, serde_json::Value> {
-        self.axes
+        self.axes_of(cell)
             .iter()
             .zip(&cell.coords)
             .map(|(a, &i)| (a.label().to_string(), toml_to_json(&a.values[i])))
@@ -296,7 +421,7 @@ impl Experiment {
 
     /// The positions of `cell` on the axes: axis label -> index.
     pub fn grid_index(&self, cell: &Cell) -> std::collections::BTreeMap<String, usize> {
-        self.axes
+        self.axes_of(cell)
             .iter()
             .zip(&cell.coords)
             .map(|(a, &i)| (a.label().to_string(), i))
@@ -305,8 +430,141 @@ impl Experiment {
 
     /// Cell `index`'s values as `key=value, ...` for messages and tables.
     pub fn describe(&self, cell: &Cell) -> String {
-        describe_coords(&self.axes, &cell.coords)
+        let axes = describe_coords(self.axes_of(cell), &cell.coords);
+        if self.blocks.len() == 1 {
+            return axes;
+        }
+        let b = &self.blocks[cell.block];
+        let what = format!("dataset={}, formulation={}", b.dataset_name, b.formulation);
+        if axes.is_empty() {
+            what
+        } else {
+            format!("{what}, {axes}")
+        }
     }
+}
+
+/// What every block of a config shares.
+struct BlockCommon<'a> {
+    path: &'a Path,
+    protocol: &'a Protocol,
+    protocol_json: String,
+    engine_json: String,
+}
+
+/// The cells of one block (before they are numbered into the experiment).
+struct ParsedBlock {
+    axes: Vec<Axis>,
+    cells: Vec<Cell>,
+    fingerprint: String,
+}
+
+/// Whether a `[formulation]` table names a formulation that uses a solver: all but the
+/// heuristic learners without one (which learner uses one does not depend on its keys).
+fn uses_solver(table: &toml::Table) -> bool {
+    let Some(toml::Value::String(name)) = table.get("name") else {
+        return true;
+    };
+    match super::HeuristicConfig::parse(name, toml::Table::new()) {
+        Some(Ok(learner)) => learner.uses_solver(),
+        _ => true,
+    }
+}
+
+/// One block of a config: `doc` with one data set and one formulation table (`order`: its
+/// keys in the order of the text), its axes and cells numbered from `first`.
+fn parse_block(
+    common: &BlockCommon<'_>,
+    mut doc: toml::Table,
+    order: &[String],
+    first: usize,
+    data_hashes: &mut DataHashes,
+) -> Result<ParsedBlock> {
+    let path = common.path;
+    let file = path.display().to_string();
+    let bad = |m: String| GlassboxError::Config(format!("{file}: {m}"));
+    let mut axes = Vec::new();
+    // Solver names and multistart seeds first: the path walks the formulation axes.
+    if let Some(toml::Value::Table(solver)) = doc.get_mut("solver") {
+        if let Some(toml::Value::Array(names)) = solver.get("name") {
+            axes.push(Axis {
+                key: "name".into(),
+                section: AxisSection::Solver,
+                values: non_empty(names.clone(), "[solver] name").map_err(&bad)?,
+            });
+            solver.remove("name");
+        }
+    }
+    if let Some(toml::Value::Table(ms)) = doc.get_mut("multistart") {
+        if let Some(toml::Value::Array(seeds)) = ms.get("seed") {
+            axes.push(Axis {
+                key: "seed".into(),
+                section: AxisSection::MultistartSeed,
+                values: non_empty(seeds.clone(), "[multistart] seed").map_err(&bad)?,
+            });
+            ms.remove("seed");
+        }
+    }
+    let formulation_axes = take_formulation_axes(path, order, &mut doc).map_err(&bad)?;
+    axes.extend(formulation_axes);
+    if *common.protocol != Protocol::Holdout {
+        check_protocol(&doc, common.protocol).map_err(&bad)?;
+    }
+
+    let n_cells: usize = axes.iter().map(|a| a.values.len()).product();
+    if n_cells > 1_000_000 {
+        return Err(bad(format!(
+            "the grid has {n_cells} cells: more than a million"
+        )));
+    }
+    let dir = path.parent().unwrap_or(Path::new(".")).to_path_buf();
+    let mut cells = Vec::with_capacity(n_cells);
+    for i in 0..n_cells {
+        let coords = coords_of(i, &axes);
+        let mut cell_doc = doc.clone();
+        for (axis, &i) in axes.iter().zip(&coords) {
+            set_axis_value(&mut cell_doc, axis, axis.values[i].clone());
+        }
+        let cell_text = toml::to_string(&cell_doc).map_err(|e| bad(e.to_string()))?;
+        let config = ExperimentConfig::parse(path, &cell_text).map_err(|e| {
+            if axes.is_empty() {
+                e
+            } else {
+                GlassboxError::Config(format!(
+                    "grid cell {}: {e}",
+                    describe_coords(&axes, &coords)
+                ))
+            }
+        })?;
+        let canonical = canonical_doc(&cell_doc, &dir, data_hashes)?;
+        let fingerprint = fingerprint(&[&canonical, &common.protocol_json, &common.engine_json]);
+        cells.push(Cell {
+            index: first + i,
+            block: 0,
+            coords,
+            config,
+            fingerprint,
+        });
+    }
+    let mut whole = doc.clone();
+    for axis in &axes {
+        set_axis_value(&mut whole, axis, toml::Value::Array(axis.values.clone()));
+    }
+    let axes_json: Vec<String> = axes
+        .iter()
+        .map(|a| format!("{}={:?}", a.label(), a.values))
+        .collect();
+    let fingerprint = fingerprint(&[
+        &canonical_doc(&whole, &dir, data_hashes)?,
+        &axes_json.join(";"),
+        &common.protocol_json,
+        &common.engine_json,
+    ]);
+    Ok(ParsedBlock {
+        axes,
+        cells,
+        fingerprint,
+    })
 }
 
 /// Reads and removes the engine's keys of `[split]`.
@@ -398,10 +656,9 @@ fn non_empty(
 /// removes them from `doc` and returns them.
 fn take_formulation_axes(
     path: &Path,
-    text: &str,
+    order: &[String],
     doc: &mut toml::Table,
 ) -> std::result::Result<Vec<Axis>, String> {
-    let order = formulation_key_order(text);
     let grid = match doc.remove("grid") {
         Some(toml::Value::Table(t)) => t,
         Some(_) => return Err("[grid] must be a table of axes".into()),
@@ -479,28 +736,38 @@ fn take_formulation_axes(
     Ok(axes)
 }
 
-/// The keys of `[formulation]` in the order the text writes them (document order decides
-/// which axis is outer; `toml::Table` sorts its keys).
-fn formulation_key_order(text: &str) -> Vec<String> {
+/// The keys of `[formulation]` (or of each `[[formulation]]` table) in the order the text
+/// writes them (document order decides which axis is outer; `toml::Table` sorts its keys).
+fn formulation_key_orders(text: &str) -> Vec<Vec<String>> {
     let Ok(parsed) = toml::de::DeTable::parse(text) else {
         return Vec::new();
     };
-    let Some((_, table)) = parsed
+    let Some((_, value)) = parsed
         .get_ref()
         .iter()
         .find(|(k, _)| k.get_ref().as_ref() == "formulation")
     else {
         return Vec::new();
     };
-    let toml::de::DeValue::Table(table) = table.get_ref() else {
-        return Vec::new();
+    let order = |table: &toml::de::DeTable<'_>| {
+        let mut keys: Vec<(usize, String)> = table
+            .iter()
+            .map(|(k, _)| (k.span().start, k.get_ref().to_string()))
+            .collect();
+        keys.sort();
+        keys.into_iter().map(|(_, k)| k).collect::<Vec<_>>()
     };
-    let mut keys: Vec<(usize, String)> = table
-        .iter()
-        .map(|(k, _)| (k.span().start, k.get_ref().to_string()))
-        .collect();
-    keys.sort();
-    keys.into_iter().map(|(_, k)| k).collect()
+    match value.get_ref() {
+        toml::de::DeValue::Table(table) => vec![order(table)],
+        toml::de::DeValue::Array(list) => list
+            .iter()
+            .map(|v| match v.get_ref() {
+                toml::de::DeValue::Table(t) => order(t),
+                _ => Vec::new(),
+            })
+            .collect(),
+        _ => Vec::new(),
+    }
 }
 
 /// Expands `{ from, to, step = 1, zero_first = false }` (see `docs/GRID_FORMAT.md`).

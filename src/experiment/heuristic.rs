@@ -7,12 +7,13 @@
 //! paths), or the fixed split of `data.test_path`.
 
 use super::{ExperimentConfig, RegressionMetrics, ResultsWriter, RunOutcome, SolveRecord};
-use crate::data::{self, Table};
+use crate::data::{self, Encoding, Table};
 use crate::formulation::ReportedParams;
 use crate::formulations::cart::grow::Targets;
 use crate::formulations::cart::{TreeModel, TreeTask};
-use crate::formulations::heuristic::{HeuristicConfig, TrainingSet};
+use crate::formulations::heuristic::{FittedModel, HeuristicConfig, TrainingSet};
 use crate::{metrics, Result};
+use nalgebra::DMatrix;
 use std::path::Path;
 use std::time::Instant;
 
@@ -25,63 +26,107 @@ pub(super) fn run_heuristic(
     out_dir: &Path,
     results_path: &Path,
 ) -> Result<RunOutcome> {
-    let regression = learner.is_regression();
-    // Encode and check everything before anything is written.
-    let (x, class_y, value_y, task, encoding) = if regression {
-        let d = table.encode_regression()?;
-        let task = TreeTask::Regression {
-            target: table.target_name.clone(),
-        };
-        (d.x, Vec::new(), d.y, task, d.encoding)
-    } else {
-        let d = table.encode_classification()?;
-        let task = TreeTask::Classification { classes: d.classes };
-        (d.x, d.y, Vec::new(), task, d.encoding)
-    };
-    learner.check(regression, x.ncols())?;
-    let start = match &config.multistart.warm_start {
-        Some(p) => Some(TreeModel::load(&config.resolve(p))?),
-        None => None,
-    };
-    let n = x.nrows();
+    let prepared = Prepared::new(config, learner, table)?;
+    let n = prepared.x.nrows();
     let splits = config.splits(n, fixed_train, |seed| {
-        if regression {
+        if prepared.regression {
             data::random_split(n, config.split.test_fraction, seed)
         } else {
-            let classes = match &task {
-                TreeTask::Classification { classes } => classes.as_slice(),
-                TreeTask::Regression { .. } => &[],
-            };
             data::stratified_split_named(
-                &class_y,
+                &prepared.class_y,
                 config.split.test_fraction,
                 seed,
                 &table.source,
-                classes,
+                prepared.task.classes(),
             )
         }
     })?;
-    let n_classes = match &task {
-        TreeTask::Classification { classes } => classes.len(),
-        TreeTask::Regression { .. } => 0,
-    };
-    learner.check_start(start.as_ref(), x.ncols(), n_classes)?;
-    let solver = if learner.uses_solver() {
-        Some(crate::registry::nlp_solver(
-            &config.solver.name,
-            &config.solver.options,
-        )?)
-    } else {
-        None
-    };
-
     let mut writer = ResultsWriter::create(out_dir, results_path)?;
     for (r, (train, test)) in splits.iter().enumerate() {
         let split_seed = config.split.seed + r as u64;
-        let x_train = x.select_rows(train.iter());
-        let x_test = x.select_rows(test.iter());
-        let pick_usize = |rows: &[usize]| rows.iter().map(|&i| class_y[i]).collect::<Vec<_>>();
-        let pick_f64 = |rows: &[usize]| rows.iter().map(|&i| value_y[i]).collect::<Vec<_>>();
+        let (record, model) = prepared.fit_split(config, r, split_seed, train, test)?;
+        writer.write_split(r, learner.name(), vec![record], Some(&model))?;
+    }
+    Ok(writer.finish())
+}
+
+/// A heuristic learner with its data encoded for its task and checked: what every split's
+/// fit needs (the one-setting runner's and the experiment engine's).
+pub(super) struct Prepared<'a> {
+    learner: &'a HeuristicConfig,
+    regression: bool,
+    x: DMatrix<f64>,
+    class_y: Vec<usize>,
+    value_y: Vec<f64>,
+    task: TreeTask,
+    encoding: Encoding,
+    start: Option<TreeModel>,
+    solver: Option<Box<dyn crate::NlpSolver>>,
+}
+
+impl<'a> Prepared<'a> {
+    /// Encodes `table` for `learner`'s task and checks the learner, its saved start
+    /// (`multistart.warm_start`) and its solver before anything is written.
+    pub(super) fn new(
+        config: &ExperimentConfig,
+        learner: &'a HeuristicConfig,
+        table: &Table,
+    ) -> Result<Self> {
+        let regression = learner.is_regression();
+        let (x, class_y, value_y, task, encoding) = if regression {
+            let d = table.encode_regression()?;
+            let task = TreeTask::Regression {
+                target: table.target_name.clone(),
+            };
+            (d.x, Vec::new(), d.y, task, d.encoding)
+        } else {
+            let d = table.encode_classification()?;
+            let task = TreeTask::Classification { classes: d.classes };
+            (d.x, d.y, Vec::new(), task, d.encoding)
+        };
+        learner.check(regression, x.ncols())?;
+        let start = match &config.multistart.warm_start {
+            Some(p) => Some(TreeModel::load(&config.resolve(p))?),
+            None => None,
+        };
+        learner.check_start(start.as_ref(), x.ncols(), task.classes().len())?;
+        let solver = if learner.uses_solver() {
+            Some(crate::registry::nlp_solver(
+                &config.solver.name,
+                &config.solver.options,
+            )?)
+        } else {
+            None
+        };
+        Ok(Prepared {
+            learner,
+            regression,
+            x,
+            class_y,
+            value_y,
+            task,
+            encoding,
+            start,
+            solver,
+        })
+    }
+
+    /// Fits the learner on the `train` rows of split `r` (seeded `split_seed`) and
+    /// evaluates it on `test`: the split's results line and model.
+    pub(super) fn fit_split(
+        &self,
+        config: &ExperimentConfig,
+        r: usize,
+        split_seed: u64,
+        train: &[usize],
+        test: &[usize],
+    ) -> Result<(SolveRecord, FittedModel)> {
+        let (learner, regression) = (self.learner, self.regression);
+        let n_classes = self.task.classes().len();
+        let x_train = self.x.select_rows(train.iter());
+        let x_test = self.x.select_rows(test.iter());
+        let pick_usize = |rows: &[usize]| rows.iter().map(|&i| self.class_y[i]).collect::<Vec<_>>();
+        let pick_f64 = |rows: &[usize]| rows.iter().map(|&i| self.value_y[i]).collect::<Vec<_>>();
         let (yc_train, yc_test) = if regression {
             (Vec::new(), Vec::new())
         } else {
@@ -103,16 +148,16 @@ pub(super) fn run_heuristic(
         let training = TrainingSet {
             x: &x_train,
             targets,
-            task: &task,
-            encoding: &encoding,
+            task: &self.task,
+            encoding: &self.encoding,
         };
         let started = Instant::now();
         // The learner's own seed is varied per split so that splits are independent draws.
         let fit = learner.fit(
             &training,
             split_seed,
-            start.as_ref(),
-            solver.as_deref().map(|s| (s, &config.solver.options)),
+            self.start.as_ref(),
+            self.solver.as_deref().map(|s| (s, &config.solver.options)),
         )?;
         let seconds = started.elapsed().as_secs_f64();
         let nan = f64::NAN;
@@ -171,7 +216,6 @@ pub(super) fn run_heuristic(
                 (train.len(), test.len()),
             )
         };
-        writer.write_split(r, learner.name(), vec![record], Some(&fit.model))?;
+        Ok((record, fit.model))
     }
-    Ok(writer.finish())
 }

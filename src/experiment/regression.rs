@@ -7,7 +7,8 @@
 //! `test_mse`) and, where the formulation knows them, the lambda bounds of its sparsest model.
 
 use super::{
-    run_progress_bar, ExperimentConfig, RegressionMetrics, ResultsWriter, RunOutcome, SolveRecord,
+    run_progress_bar, Carry, ExperimentConfig, FittedSplit, RegressionMetrics, ResultsWriter,
+    RunOutcome, SolveRecord,
 };
 use crate::data::{self, MinMaxScaler, RegressionData, Table};
 use crate::formulation::{NlpRegressorFormulation, TrainingRows};
@@ -51,41 +52,44 @@ pub(super) fn run_regression<F: NlpRegressorFormulation>(
             train,
             test,
         };
-        let (split_records, model) = fit_split(
+        let fitted = fit_split(
             config,
             formulation,
             &*solver,
-            table,
-            &data,
+            (table, &data),
             &split,
             warm_model.as_ref(),
             &bar,
+            &Carry::default(),
         )?;
-        writer.write_split(r, formulation.name(), split_records, model.as_ref())?;
+        writer.write_split(r, formulation.name(), fitted.records, fitted.model.as_ref())?;
     }
     bar.finish_and_clear();
     Ok(writer.finish())
 }
 
-struct Split<'a> {
-    index: usize,
-    seed: u64,
-    train: &'a [usize],
-    test: &'a [usize],
+/// One split: its index and seed, its training and test rows.
+pub(super) struct Split<'a> {
+    pub index: usize,
+    pub seed: u64,
+    pub train: &'a [usize],
+    pub test: &'a [usize],
 }
 
 /// Multistart on one split: every start solved and recorded, the best objective selected.
+/// `carry` (the experiment engine's) replaces the seeded random starts by the points of the
+/// previous cell of a warm path and may stop the multistart between solves.
 #[allow(clippy::too_many_arguments)]
-fn fit_split<F: NlpRegressorFormulation>(
+pub(super) fn fit_split<F: NlpRegressorFormulation>(
     config: &ExperimentConfig,
     formulation: &F,
     solver: &dyn crate::NlpSolver,
-    table: &Table,
-    data: &RegressionData,
+    (table, data): (&Table, &RegressionData),
     split: &Split<'_>,
     warm_model: Option<&F::Model>,
     bar: &indicatif::ProgressBar,
-) -> Result<(Vec<SolveRecord>, Option<F::Model>)> {
+    carry: &Carry<'_>,
+) -> Result<FittedSplit<F::Model>> {
     let r = split.index;
     let train_data = data.rows(split.train);
     let test_data = data.rows(split.test);
@@ -107,21 +111,38 @@ fn fit_split<F: NlpRegressorFormulation>(
                 .seed
                 .wrapping_mul(1_000_003)
                 .wrapping_add((r * 1_000 + s) as u64);
+            if let Some(carried) = carry.starts {
+                return (carried[s].clone(), Some(seed));
+            }
             let mut rng = ChaCha8Rng::seed_from_u64(seed);
             (formulation.random_start(&problem, &mut rng), Some(seed))
         })
         .collect();
     if let Some(model) = warm_model {
-        starts_list.push((formulation.warm_start(model, &problem, &scaler)?, None));
+        let x0 = match carry.starts {
+            Some(carried) => carried[starts_list.len()].clone(),
+            None => formulation.warm_start(model, &problem, &scaler)?,
+        };
+        starts_list.push((x0, None));
     }
+    super::check_carried_sizes(&starts_list, problem.num_variables())?;
     let params = formulation.reported_params(&problem);
     let mut records = Vec::new();
+    let mut points = Vec::new();
     let mut best: Option<(f64, usize, F::Model)> = None;
     for (s, (x0, seed)) in starts_list.into_iter().enumerate() {
+        if carry.stop.is_some_and(|stop| stop()) {
+            return Ok(FittedSplit {
+                records,
+                model: None,
+                points,
+                interrupted: true,
+            });
+        }
         let options = config
             .solver
             .options
-            .with_warm_start(Some(WarmStart::primal(x0)));
+            .with_warm_start(Some(WarmStart::primal(x0.clone())));
         let started = Instant::now();
         let result = solver.solve(&problem, &options)?;
         let seconds = started.elapsed().as_secs_f64();
@@ -162,6 +183,11 @@ fn fit_split<F: NlpRegressorFormulation>(
                 best = Some((obj, s, model));
             }
         }
+        points.push(if result.primal.len() == problem.num_variables() {
+            result.primal.clone()
+        } else {
+            x0
+        });
         records.push(SolveRecord {
             start: s,
             seed,
@@ -183,7 +209,12 @@ fn fit_split<F: NlpRegressorFormulation>(
         records[s].selected = true;
         model
     });
-    Ok((records, model))
+    Ok(FittedSplit {
+        records,
+        model,
+        points,
+        interrupted: false,
+    })
 }
 
 /// The readable summary of a regression run: one row per split (its selected start), then

@@ -51,6 +51,35 @@ pub(super) fn run_risk_score(
     results_path: &Path,
     progress: bool,
 ) -> Result<RunOutcome> {
+    check(config, formulation, data)?;
+    let solver = registry::milp_solver(&config.solver.name, &config.solver.options)?;
+    let splits = config.splits(data.n_samples(), fixed_train, |seed| {
+        data.stratified_split(config.split.test_fraction, seed)
+    })?;
+    let mut writer = ResultsWriter::create(out_dir, results_path)?;
+    let bar = run_progress_bar(config, splits.len(), false, progress);
+    for (r, (train, test)) in splits.iter().enumerate() {
+        let (record, model) = fit_split(
+            config,
+            formulation,
+            &*solver,
+            data,
+            (train, test),
+            (r, config.split.seed + r as u64),
+        )?;
+        bar.inc(1);
+        writer.write_split(r, formulation.name(), vec![record], model.as_ref())?;
+    }
+    bar.finish_and_clear();
+    Ok(writer.finish())
+}
+
+/// Checks a risk score's config against the data before anything is written.
+pub(super) fn check(
+    config: &ExperimentConfig,
+    formulation: &RiskScoreConfig,
+    data: &ClassificationData,
+) -> Result<()> {
     formulation.check(data.n_features(), data.n_classes())?;
     formulation.check_features(&data.x, &data.feature_names)?;
     if config.multistart.starts != 1 || config.multistart.warm_start.is_some() {
@@ -60,96 +89,97 @@ pub(super) fn run_risk_score(
             config.file.display()
         )));
     }
-    let solver = registry::milp_solver(&config.solver.name, &config.solver.options)?;
-    let splits = config.splits(data.n_samples(), fixed_train, |seed| {
-        data.stratified_split(config.split.test_fraction, seed)
-    })?;
-    let mut writer = ResultsWriter::create(out_dir, results_path)?;
-    let bar = run_progress_bar(config, splits.len(), false, progress);
-    for (r, (train, test)) in splits.iter().enumerate() {
-        let train_data = data.rows(train);
-        let test_data = data.rows(test);
-        let fit = risk_score::fit(
-            formulation,
-            &*solver,
-            &config.solver.options,
-            &train_data.x,
-            &train_data.y,
-            data.classes.clone(),
-            data.encoding.clone(),
-        )?;
-        bar.inc(1);
-        let result = &fit.result;
-        let evaluate = |model: &RiskScoreModel, part: &ClassificationData| {
-            let logits: Vec<f64> = model
-                .scores(&part.x)
-                .into_iter()
-                .map(|s| s as f64 + model.intercept)
-                .collect();
-            let risks = model.risks(&part.x);
-            let positive: Vec<bool> = part.y.iter().map(|&k| k == 1).collect();
-            let log_loss = logits
-                .iter()
-                .zip(&positive)
-                .map(|(&logit, &pos)| logistic_loss(if pos { logit } else { -logit }))
-                .sum::<f64>()
-                / logits.len() as f64;
-            (
-                metrics::roc_auc(&positive, &risks),
-                metrics::accuracy(&part.y, &model.predict(&part.x)),
-                log_loss,
-            )
-        };
-        let (train_m, test_m) = match &fit.model {
-            Some(m) => (evaluate(m, &train_data), evaluate(m, &test_data)),
-            None => (
-                (f64::NAN, f64::NAN, f64::NAN),
-                (f64::NAN, f64::NAN, f64::NAN),
-            ),
-        };
-        let p = data.n_features() as f64;
-        let used = fit.model.as_ref().map_or(0, |m| m.rules.len());
-        let unused_percent = 100.0 * (p - used as f64) / p;
-        let record = SolveRecord {
-            selected: fit.model.is_some(),
-            train_accuracy: train_m.1,
-            test_accuracy: test_m.1,
-            test_balanced_accuracy: match &fit.model {
-                Some(m) => metrics::balanced_accuracy(&test_data.y, &m.predict(&test_data.x), 2),
-                None => f64::NAN,
-            },
-            risk_score: Some(RiskScoreMetrics {
-                train_auc: train_m.0,
-                test_auc: test_m.0,
-                train_log_loss: train_m.2,
-                test_log_loss: test_m.2,
-                rules_used: used,
-                warm_start_objective: fit.warm_start_objective,
-                warm_start_seconds: fit.warm_start_seconds,
-                milp_columns: fit.size.0,
-                milp_rows: fit.size.1,
-            }),
-            milp: Some(MilpStats {
-                mip_gap: result.gap,
-                dual_bound: result.dual_bound,
-                nodes: result.nodes,
-            }),
-            delta_local: unused_percent,
-            delta_global: unused_percent,
-            ..SolveRecord::blank(
-                config,
-                formulation.name(),
-                ReportedParams::default(),
-                r,
-                config.split.seed + r as u64,
-                (train.len(), test.len()),
-            )
-            .solved(result, result.wall_seconds)
-        };
-        writer.write_split(r, formulation.name(), vec![record], fit.model.as_ref())?;
-    }
-    bar.finish_and_clear();
-    Ok(writer.finish())
+    Ok(())
+}
+
+/// Fits the risk score on split `r` (seeded `split_seed`): its results line and model.
+pub(super) fn fit_split(
+    config: &ExperimentConfig,
+    formulation: &RiskScoreConfig,
+    solver: &dyn crate::MilpSolver,
+    data: &ClassificationData,
+    (train, test): (&[usize], &[usize]),
+    (r, split_seed): (usize, u64),
+) -> Result<(SolveRecord, Option<RiskScoreModel>)> {
+    let train_data = data.rows(train);
+    let test_data = data.rows(test);
+    let fit = risk_score::fit(
+        formulation,
+        solver,
+        &config.solver.options,
+        &train_data.x,
+        &train_data.y,
+        data.classes.clone(),
+        data.encoding.clone(),
+    )?;
+    let result = &fit.result;
+    let evaluate = |model: &RiskScoreModel, part: &ClassificationData| {
+        let logits: Vec<f64> = model
+            .scores(&part.x)
+            .into_iter()
+            .map(|s| s as f64 + model.intercept)
+            .collect();
+        let risks = model.risks(&part.x);
+        let positive: Vec<bool> = part.y.iter().map(|&k| k == 1).collect();
+        let log_loss = logits
+            .iter()
+            .zip(&positive)
+            .map(|(&logit, &pos)| logistic_loss(if pos { logit } else { -logit }))
+            .sum::<f64>()
+            / logits.len() as f64;
+        (
+            metrics::roc_auc(&positive, &risks),
+            metrics::accuracy(&part.y, &model.predict(&part.x)),
+            log_loss,
+        )
+    };
+    let (train_m, test_m) = match &fit.model {
+        Some(m) => (evaluate(m, &train_data), evaluate(m, &test_data)),
+        None => (
+            (f64::NAN, f64::NAN, f64::NAN),
+            (f64::NAN, f64::NAN, f64::NAN),
+        ),
+    };
+    let p = data.n_features() as f64;
+    let used = fit.model.as_ref().map_or(0, |m| m.rules.len());
+    let unused_percent = 100.0 * (p - used as f64) / p;
+    let record = SolveRecord {
+        selected: fit.model.is_some(),
+        train_accuracy: train_m.1,
+        test_accuracy: test_m.1,
+        test_balanced_accuracy: match &fit.model {
+            Some(m) => metrics::balanced_accuracy(&test_data.y, &m.predict(&test_data.x), 2),
+            None => f64::NAN,
+        },
+        risk_score: Some(RiskScoreMetrics {
+            train_auc: train_m.0,
+            test_auc: test_m.0,
+            train_log_loss: train_m.2,
+            test_log_loss: test_m.2,
+            rules_used: used,
+            warm_start_objective: fit.warm_start_objective,
+            warm_start_seconds: fit.warm_start_seconds,
+            milp_columns: fit.size.0,
+            milp_rows: fit.size.1,
+        }),
+        milp: Some(MilpStats {
+            mip_gap: result.gap,
+            dual_bound: result.dual_bound,
+            nodes: result.nodes,
+        }),
+        delta_local: unused_percent,
+        delta_global: unused_percent,
+        ..SolveRecord::blank(
+            config,
+            formulation.name(),
+            ReportedParams::default(),
+            r,
+            split_seed,
+            (train.len(), test.len()),
+        )
+        .solved(result, result.wall_seconds)
+    };
+    Ok((record, fit.model))
 }
 
 /// The readable summary of a risk-score run: one row per split, then the means.

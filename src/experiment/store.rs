@@ -39,7 +39,27 @@ pub struct Manifest {
     pub shard_units: usize,
     /// The split protocol.
     pub protocol: super::grid::Protocol,
-    /// The axes: label and values (non-finite floats as strings), outer first.
+    /// The axes: label and values (non-finite floats as strings), outer first (of the
+    /// first block, for a config of several).
+    pub axes: Vec<(String, Vec<serde_json::Value>)>,
+    /// A config of several data sets or formulations: its blocks, in cell order (empty
+    /// for one block).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub blocks: Vec<BlockInfo>,
+}
+
+/// One block of a manifest: the cells of one data set and one formulation.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct BlockInfo {
+    /// The data set's name.
+    pub dataset: String,
+    /// The formulation's name.
+    pub formulation: String,
+    /// Its first cell.
+    pub first_cell: usize,
+    /// Its number of cells.
+    pub cells: usize,
+    /// Its axes: label and values, outer first.
     pub axes: Vec<(String, Vec<serde_json::Value>)>,
 }
 
