@@ -411,9 +411,13 @@ fn negative_time_limit_iteration_limit_or_lambda() {
     }
 }
 
-/// A saved model of every kind (the fuzzer's seed corpus, `fuzz/corpus/model_loader/KIND.json`),
-/// edited so that it still parses but disagrees with itself, and the words the error names.
-fn inconsistent_models() -> Vec<(&'static str, fn(&mut serde_json::Value), &'static str)> {
+/// A model kind (the seed `fuzz/corpus/model_loader/KIND.json`), an edit of its model that
+/// still parses but disagrees with itself, and words the error must hold.
+type InconsistentModel = (&'static str, fn(&mut serde_json::Value), &'static str);
+
+/// A saved model of every kind (the fuzzer's seed corpus), edited so that it still parses but
+/// disagrees with itself.
+fn inconsistent_models() -> Vec<InconsistentModel> {
     use serde_json::json;
     vec![
         ("sorct", |m| m["a"][1] = json!(3), "a 3 x 1 matrix holds 4"),
@@ -594,7 +598,7 @@ fn inconsistent_model_files_are_errors_naming_the_problem() {
             &["explain", &model, &data, "--out", csv],
         ];
         for args in commands {
-            let output = glassbox(&args);
+            let output = glassbox(args);
             let stderr = String::from_utf8_lossy(&output.stderr);
             // `draw` and `explain` refuse the kinds they do not handle before reading them.
             if (args[0] == "draw" && stderr.contains("cannot be drawn"))
