@@ -621,3 +621,49 @@ fn inconsistent_model_files_are_errors_naming_the_problem() {
         }
     }
 }
+
+/// A CART file whose tree is a chain of 50,000 splits (valid: every node reached once) is
+/// shown and predicts: its rules are written without recursion (a recursive walk may overflow
+/// the stack) and indented at most 64 levels (a chain would otherwise print O(n^2) spaces).
+#[test]
+fn a_tree_deeper_than_the_stack_is_shown_and_predicts() {
+    let dir = Scratch::new();
+    let data = dir.write("data.csv", classification_csv());
+    let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/corpus/model_loader");
+    let text = std::fs::read_to_string(corpus.join("cart.json")).unwrap();
+    let mut file: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let n = 50_000;
+    let leaf = serde_json::json!({"branch": null, "value": [1.0, 0.0], "n_samples": 1,
+        "weight": 1.0, "impurity": 0.0});
+    let mut nodes = Vec::with_capacity(2 * n + 1);
+    for t in 0..n {
+        // Node 2t splits; its left child is leaf 2t + 1, its right the next split.
+        nodes.push(serde_json::json!({
+            "branch": {"split": {"feature": 0, "threshold": -(t as f64)},
+                       "left": 2 * t + 1, "right": 2 * t + 2},
+            "value": [0.5, 0.5], "n_samples": 2, "weight": 2.0, "impurity": 0.5}));
+        nodes.push(leaf.clone());
+    }
+    nodes.push(leaf);
+    file["model"]["tree"]["nodes"] = serde_json::Value::Array(nodes);
+    let model = dir.write("chain.json", file.to_string());
+    let show = glassbox(&["show", &model]);
+    let stdout = String::from_utf8_lossy(&show.stdout);
+    assert!(
+        show.status.success(),
+        "{}",
+        String::from_utf8_lossy(&show.stderr)
+    );
+    assert!(
+        stdout.lines().count() > 2 * n,
+        "{} lines",
+        stdout.lines().count()
+    );
+    assert!(stdout.len() < 1000 * n, "{} bytes", stdout.len());
+    let predict = glassbox(&["predict", &model, &data]);
+    assert!(
+        predict.status.success(),
+        "{}",
+        String::from_utf8_lossy(&predict.stderr)
+    );
+}

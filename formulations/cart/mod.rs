@@ -334,6 +334,10 @@ impl TreeModel {
     }
 }
 
+/// The deepest indentation of [`write_rules`]: deeper levels are printed at this one, so
+/// a chain of n nodes (a file may hold one) prints O(n) characters, not O(n^2).
+const MAX_INDENT: usize = 64;
+
 /// Writes a tree from its root (node 0) as indented rules: a branch's `if` line, its left
 /// subtree, its `else` line, its right subtree; a leaf's line. Iterative, as a tree read
 /// from a file may be a chain deeper than the stack.
@@ -351,10 +355,10 @@ pub(crate) fn write_rules(
     while let Some(step) = todo.pop() {
         match step {
             Step::Else(text, indent) => {
-                let _ = writeln!(out, "{}{text}", "  ".repeat(indent));
+                let _ = writeln!(out, "{}{text}", "  ".repeat(indent.min(MAX_INDENT)));
             }
             Step::Node(t, indent) => {
-                let pad = "  ".repeat(indent);
+                let pad = "  ".repeat(indent.min(MAX_INDENT));
                 match children(t) {
                     Some((left, right)) => {
                         let (if_line, else_line) = branch(t);
