@@ -15,7 +15,7 @@ use crate::formulation::{FormulationInfo, ParamSpec};
 use crate::formulations::cart::grow::{self, Criterion, GrowParams, Targets};
 use crate::formulations::cart::tree::AxisTree;
 use crate::formulations::cart::{CartConfig, TreeTask};
-use crate::model::{Classifier, Regressor};
+use crate::model::{CheckedModel, Classifier, Regressor};
 use crate::{GlassboxError, Result};
 use nalgebra::DMatrix;
 use rand::{Rng, SeedableRng};
@@ -238,23 +238,26 @@ pub struct ForestModel {
     pub trees: Vec<AxisTree>,
 }
 
+impl CheckedModel for ForestModel {
+    fn check(&self, _kind: &str) -> std::result::Result<(), String> {
+        crate::formulations::cart::check_trees(
+            &self.task,
+            &self.feature_names,
+            &self.encoding,
+            &self.trees,
+        )
+    }
+}
+
 impl ForestModel {
     /// Saves the model as JSON.
     pub fn save(&self, path: &Path) -> Result<()> {
         crate::model::save_json(path, NAME, self)
     }
 
-    /// Loads a model saved by [`ForestModel::save`].
+    /// Loads a model saved by [`ForestModel::save`] (checked by [`CheckedModel`]).
     pub fn load(path: &Path) -> Result<Self> {
-        let model: ForestModel = crate::model::load_json(path, NAME)?;
-        crate::formulations::cart::check_trees(
-            path,
-            &model.task,
-            &model.feature_names,
-            &model.encoding,
-            &model.trees,
-        )?;
-        Ok(model)
+        crate::model::load_json(path, NAME)
     }
 
     /// Whether it is a regression forest.

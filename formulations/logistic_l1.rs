@@ -35,7 +35,7 @@
 use crate::data::{Encoding, MinMaxScaler};
 use crate::formulation::{FormulationInfo, NlpClassifierFormulation, ParamSpec, ReportedParams};
 use crate::metrics;
-use crate::model::Classifier;
+use crate::model::{CheckedModel, Classifier};
 use crate::nlp::{NlpProblem, PointCache};
 use crate::{GlassboxError, NlpSolver, Result, SolveOptions, SolveResult, WarmStart};
 use nalgebra::DMatrix;
@@ -569,6 +569,7 @@ impl NlpProblem for LogisticL1Problem {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct LogisticWeights {
     /// Weights, one column per score column.
+    #[serde(deserialize_with = "crate::model::checked_matrix")]
     pub weights: DMatrix<f64>,
     /// Intercepts, one per score column.
     pub intercepts: Vec<f64>,
@@ -805,25 +806,34 @@ impl LogisticL1Model {
         crate::model::save_json(path, NAME, self)
     }
 
-    /// Loads a model saved by [`LogisticL1Model::save`], checking its sizes.
+    /// Loads a model saved by [`LogisticL1Model::save`] (checked by [`CheckedModel`]).
     pub fn load(path: &Path) -> Result<Self> {
-        let model: Self = crate::model::load_json(path, NAME)?;
-        let p = model.encoding.n_features();
-        let w = &model.coefficients;
-        let columns = if model.classes.len() == 2 {
+        crate::model::load_json(path, NAME)
+    }
+}
+
+impl CheckedModel for LogisticL1Model {
+    fn check(&self, _kind: &str) -> std::result::Result<(), String> {
+        // Two classes share one score column; fewer would leave a column of
+        // probabilities without its class.
+        crate::model::check_classes(&self.classes, 2)?;
+        let p = self.encoding.n_features();
+        let w = &self.coefficients;
+        let columns = if self.classes.len() == 2 {
             1
         } else {
-            model.classes.len()
+            self.classes.len()
         };
-        crate::model::check_sizes(path, &model.scaler, &model.encoding, (0, 0), || {
-            vec![
-                ("the number of feature names", model.feature_names.len(), p),
+        crate::model::check_sizes(
+            &self.scaler,
+            &self.encoding,
+            &[
+                ("the number of feature names", self.feature_names.len(), p),
                 ("the rows of the weights", w.weights.nrows(), p),
                 ("the columns of the weights", w.weights.ncols(), columns),
                 ("the number of intercepts", w.intercepts.len(), columns),
-            ]
-        })?;
-        Ok(model)
+            ],
+        )
     }
 }
 

@@ -22,15 +22,14 @@
 use crate::data::{Encoding, MinMaxScaler};
 use crate::formulation::{FormulationInfo, ParamSpec};
 use crate::formulations::cart::grow::Criterion;
-use crate::formulations::cart::tree::AxisTree;
+use crate::formulations::cart::tree::{check_links, AxisTree};
 use crate::formulations::logistic_l1;
 use crate::formulations::tao::{self, CarePoints, NodeOptimizer, Rows, TaoConfig, TaoTree};
-use crate::model::Classifier;
+use crate::model::{CheckedModel, Classifier};
 use crate::{metrics, GlassboxError, NlpSolver, Result, SolveOptions};
 use nalgebra::DMatrix;
 use serde::{Deserialize, Serialize};
 use std::cell::Cell;
-use std::fmt::Write as _;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -392,7 +391,7 @@ impl ObliqueTreeModel {
         crate::model::save_json(path, NAME, self)
     }
 
-    /// Loads a model saved by [`ObliqueTreeModel::save`].
+    /// Loads a model saved by [`ObliqueTreeModel::save`] (checked by [`CheckedModel`]).
     pub fn load(path: &Path) -> Result<Self> {
         crate::model::load_json(path, NAME)
     }
@@ -406,44 +405,78 @@ impl ObliqueTreeModel {
         )
     }
 
-    fn write_node(&self, out: &mut String, t: usize, indent: usize) {
-        let pad = "  ".repeat(indent);
-        let node = &self.tree.nodes[t];
-        match &node.branch {
-            Some((split, left, right)) => {
-                let terms: Vec<String> = split
-                    .coefficients
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, c)| **c != 0.0)
-                    .map(|(j, c)| {
-                        format!(
-                            "{c:+.4} * {}",
-                            self.feature_names.get(j).map_or("?", |s| s.as_str())
-                        )
-                    })
-                    .collect();
-                let rule = if terms.is_empty() {
-                    "0".to_string()
-                } else {
-                    terms.join(" ")
-                };
-                let _ = writeln!(out, "{pad}if {rule} <= {:.6}:", split.threshold);
-                self.write_node(out, *left, indent + 1);
-                let _ = writeln!(out, "{pad}else:");
-                self.write_node(out, *right, indent + 1);
-            }
-            None => {
-                let k = self.tree.class(t);
-                let _ = writeln!(
-                    out,
-                    "{pad}class {} (fraction {:.3})  [{} training rows]",
-                    self.classes.get(k).map_or("?", |s| s.as_str()),
-                    node.value.get(k).copied().unwrap_or(f64::NAN),
-                    node.n_samples
-                );
-            }
+    /// The tree as indented rules.
+    fn write_rules(&self, out: &mut String) {
+        let nodes = &self.tree.nodes;
+        let branch = |t: usize| {
+            let Some((split, _, _)) = &nodes[t].branch else {
+                return (String::new(), String::new());
+            };
+            let terms: Vec<String> = split
+                .coefficients
+                .iter()
+                .enumerate()
+                .filter(|(_, c)| **c != 0.0)
+                .map(|(j, c)| {
+                    format!(
+                        "{c:+.4} * {}",
+                        self.feature_names.get(j).map_or("?", |s| s.as_str())
+                    )
+                })
+                .collect();
+            let rule = if terms.is_empty() {
+                "0".to_string()
+            } else {
+                terms.join(" ")
+            };
+            (
+                format!("if {rule} <= {:.6}:", split.threshold),
+                "else:".to_string(),
+            )
+        };
+        let leaf = |t: usize| {
+            let k = self.tree.class(t);
+            format!(
+                "class {} (fraction {:.3})  [{} training rows]",
+                self.classes.get(k).map_or("?", |s| s.as_str()),
+                nodes[t].value.get(k).copied().unwrap_or(f64::NAN),
+                nodes[t].n_samples
+            )
+        };
+        let children = |t: usize| nodes[t].branch.as_ref().map(|(_, l, r)| (*l, *r));
+        crate::formulations::cart::write_rules(out, children, branch, leaf);
+    }
+}
+
+impl CheckedModel for ObliqueTreeModel {
+    /// Tree links in range and acyclic, one coefficient per encoded feature at every
+    /// split, one fraction per class at every node.
+    fn check(&self, _kind: &str) -> std::result::Result<(), String> {
+        crate::model::check_classes(&self.classes, 1)?;
+        let p = self.encoding.n_features();
+        if self.feature_names.len() != p {
+            return Err(format!(
+                "{} feature names but the encoding gives {p} features",
+                self.feature_names.len()
+            ));
         }
+        let (nodes, k) = (&self.tree.nodes, self.classes.len());
+        let children = |t: usize| nodes[t].branch.as_ref().map(|(_, l, r)| (*l, *r));
+        check_links(nodes.len(), children, |t| {
+            if nodes[t].value.len() != k {
+                return Err(format!(
+                    "node {t} holds {} class fraction(s), expected {k}",
+                    nodes[t].value.len()
+                ));
+            }
+            match &nodes[t].branch {
+                Some((split, _, _)) if split.coefficients.len() != p => Err(format!(
+                    "node {t} has {} coefficient(s), expected {p}",
+                    split.coefficients.len()
+                )),
+                _ => Ok(()),
+            }
+        })
     }
 }
 
@@ -462,7 +495,7 @@ impl Classifier for ObliqueTreeModel {
             "oblique TAO tree (lambda {}), delta_L {dl:.1}%, delta_G {dg:.1}%\n",
             self.lambda
         );
-        self.write_node(&mut out, 0, 0);
+        self.write_rules(&mut out);
         out
     }
 

@@ -7,11 +7,14 @@
 //! - [`config_parser`]: `ExperimentConfig::parse` on the bytes (when they are UTF-8, as
 //!   `ExperimentConfig::load` requires).
 //! - [`model_loader`]: every model kind's `load` on the bytes saved as a model file, as
-//!   `glassbox show` / `glassbox predict` do, then `describe` and `predict` on a few rows.
+//!   `glassbox show` / `glassbox predict` do, then `describe` and `predict` on a few rows,
+//!   the explanations of the kinds `glassbox explain` takes, and the layout of the diagram
+//!   `glassbox draw` makes.
 
 use glassbox::data::{CsvOptions, MinMaxScaler, Table};
 use glassbox::experiment::ExperimentConfig;
 use glassbox::formulations::cart::TreeModel;
+use glassbox::formulations::contextual::ContextualTreeModel;
 use glassbox::formulations::forest::ForestModel;
 use glassbox::formulations::l0tree::L0TreeModel;
 use glassbox::formulations::logistic_l1::LogisticL1Model;
@@ -68,6 +71,7 @@ pub fn model_loader(data: &[u8]) {
     }
     if let Ok(m) = SorrtModel::load(&path) {
         exercise_regressor(&m);
+        let _ = m.explain(&rows(m.encoding.n_features()));
     }
     if let Ok(m) = TreeModel::load(&path) {
         if m.is_regression() {
@@ -103,6 +107,19 @@ pub fn model_loader(data: &[u8]) {
     }
     if let Ok(m) = LossTreeModel::load(&path) {
         exercise_classifier(&m);
+    }
+    if let Ok(m) = ContextualTreeModel::load(&path) {
+        if m.is_regression() {
+            exercise_regressor(&m);
+        } else {
+            exercise_classifier(&m);
+        }
+        for e in m.explain(&rows(m.encoding.n_features())) {
+            let _ = m.explanation_text(&e);
+        }
+    }
+    if let Ok(diagram) = glassbox::diagram::load_diagram(&path) {
+        let _ = diagram.size();
     }
     let _ = std::fs::remove_file(&path);
 }

@@ -106,11 +106,17 @@ impl TreeDiagram {
     pub fn size(&self) -> (u32, u32) {
         let layout = self.layout();
         let (w, h) = self.box_chars();
-        let slot = (w as u32 * CHAR_W + 2 * PAD + GAP).max(120);
-        let level = h as u32 * LINE_H + 2 * PAD + LEVEL_GAP;
+        // Saturating: a model read from a file may name a feature of a million characters.
+        let times = |n: usize, unit: u32| u32::try_from(n).unwrap_or(u32::MAX).saturating_mul(unit);
+        let slot = times(w, CHAR_W).saturating_add(2 * PAD + GAP).max(120);
+        let level = times(h, LINE_H).saturating_add(2 * PAD + LEVEL_GAP);
         (
-            (layout.width as u32 * slot + 2 * MARGIN).min(20_000),
-            (layout.levels as u32 * level + TITLE_H + 2 * MARGIN).min(20_000),
+            times(layout.width, slot)
+                .saturating_add(2 * MARGIN)
+                .min(20_000),
+            times(layout.levels, level)
+                .saturating_add(TITLE_H + 2 * MARGIN)
+                .min(20_000),
         )
     }
 

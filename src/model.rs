@@ -86,8 +86,22 @@ fn read_tag(path: &Path, text: &str) -> Result<String> {
     }
 }
 
-/// Loads a model saved by [`save_json`], checking that it was made by formulation `kind`.
-pub fn load_json<T: DeserializeOwned>(path: &Path, kind: &str) -> Result<T> {
+/// What every model read from a file must pass before anything uses it: [`load_json`]
+/// calls it after parsing, so no model kind can skip it. A file that parses may still be
+/// inconsistent (edited by hand, damaged, or made by the fuzzer): sizes that disagree, a
+/// tree link out of range or in a cycle, a depth whose heap would not fit in memory.
+pub trait CheckedModel {
+    /// Checks that the parts of the model agree (weights against features, classes and
+    /// nodes; tree links; depth against node counts; the scaler against the encoding), so
+    /// that predicting, describing, explaining and drawing a model that passes cannot
+    /// panic. `kind` is the file's tag. The message names the first inconsistent field
+    /// and its sizes.
+    fn check(&self, kind: &str) -> std::result::Result<(), String>;
+}
+
+/// Loads a model saved by [`save_json`], checking that it was made by formulation `kind`
+/// and that it is consistent ([`CheckedModel::check`]).
+pub fn load_json<T: DeserializeOwned + CheckedModel>(path: &Path, kind: &str) -> Result<T> {
     let file = path.display().to_string();
     let text = std::fs::read_to_string(path).map_err(|e| GlassboxError::io(path, e))?;
     let found = read_tag(path, &text)?;
@@ -98,42 +112,76 @@ pub fn load_json<T: DeserializeOwned>(path: &Path, kind: &str) -> Result<T> {
         });
     }
     let envelope: Envelope<T> = serde_json::from_str(&text).map_err(|e| GlassboxError::Model {
-        file,
+        file: file.clone(),
         message: format!("malformed '{kind}' model: {e}"),
     })?;
+    envelope
+        .model
+        .check(kind)
+        .map_err(|m| GlassboxError::Model {
+            file,
+            message: format!("inconsistent '{kind}' model: {m}"),
+        })?;
     Ok(envelope.model)
 }
 
-/// For a model read from `path`, checks the sizes predicting relies on: the scaler fits
-/// the encoding, the depth is at most `max_depth` (a larger one would size heaps of
-/// 2^depth nodes), and each `(what, found, expected)` agrees. The error names the first
-/// that does not (the fuzzer found hand-made files whose sizes disagree panicking at
-/// predict).
+/// Checks that the scaler fits the encoding and that each `(what, found, expected)`
+/// agrees; the message names the first that does not (the fuzzer found hand-made files
+/// whose sizes disagree panicking at predict).
 pub fn check_sizes(
-    path: &Path,
     scaler: &crate::data::MinMaxScaler,
     encoding: &crate::data::Encoding,
-    depth: (usize, usize),
-    sizes: impl FnOnce() -> Vec<(&'static str, usize, usize)>,
-) -> Result<()> {
-    let bad = |message: String| GlassboxError::Model {
-        file: path.display().to_string(),
-        message,
-    };
-    scaler.check_against(encoding).map_err(bad)?;
-    let (depth, max_depth) = depth;
-    if depth > max_depth {
-        return Err(bad(format!("depth {depth} is above {max_depth}")));
-    }
-    match sizes()
-        .into_iter()
-        .find(|(_, found, expected)| found != expected)
-    {
-        Some((what, found, expected)) => {
-            Err(bad(format!("{what} is {found}, expected {expected}")))
-        }
+    sizes: &[(&str, usize, usize)],
+) -> std::result::Result<(), String> {
+    scaler.check_against(encoding)?;
+    match sizes.iter().find(|(_, found, expected)| found != expected) {
+        Some((what, found, expected)) => Err(format!("{what} is {found}, expected {expected}")),
         None => Ok(()),
     }
+}
+
+/// Checks a depth read from a file against the depths the formulation fits (a larger one
+/// would size heaps of 2^depth nodes).
+pub fn check_depth(
+    depth: usize,
+    range: std::ops::RangeInclusive<usize>,
+) -> std::result::Result<(), String> {
+    if range.contains(&depth) {
+        return Ok(());
+    }
+    Err(format!(
+        "depth {depth} is outside {}..={}",
+        range.start(),
+        range.end()
+    ))
+}
+
+/// Checks that a classifier read from a file has at least `least` classes (predicting
+/// names the class of each column of probabilities).
+pub fn check_classes(classes: &[String], least: usize) -> std::result::Result<(), String> {
+    if classes.len() < least {
+        return Err(format!(
+            "{} class(es), expected at least {least}",
+            classes.len()
+        ));
+    }
+    Ok(())
+}
+
+/// Deserializes a matrix as nalgebra writes it, `[data, nrows, ncols]`, with a size check
+/// that cannot overflow (nalgebra's own computes `nrows * ncols`, which panics in a debug
+/// build on a file naming huge sizes). For `#[serde(deserialize_with = ...)]`.
+pub fn checked_matrix<'de, D: serde::Deserializer<'de>>(
+    deserializer: D,
+) -> std::result::Result<DMatrix<f64>, D::Error> {
+    let (data, nrows, ncols): (Vec<f64>, usize, usize) = Deserialize::deserialize(deserializer)?;
+    if nrows.checked_mul(ncols) != Some(data.len()) {
+        return Err(serde::de::Error::custom(format!(
+            "a {nrows} x {ncols} matrix holds {} number(s)",
+            data.len()
+        )));
+    }
+    Ok(DMatrix::from_vec(nrows, ncols, data))
 }
 
 /// The formulation name a saved model file declares.

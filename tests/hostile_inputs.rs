@@ -410,3 +410,260 @@ fn negative_time_limit_iteration_limit_or_lambda() {
         assert_error(&output, &out, &[needle]);
     }
 }
+
+/// A model kind (the seed `fuzz/corpus/model_loader/KIND.json`), an edit of its model that
+/// still parses but disagrees with itself, and words the error must hold.
+type InconsistentModel = (&'static str, fn(&mut serde_json::Value), &'static str);
+
+/// A saved model of every kind (the fuzzer's seed corpus), edited so that it still parses but
+/// disagrees with itself.
+fn inconsistent_models() -> Vec<InconsistentModel> {
+    use serde_json::json;
+    vec![
+        ("sorct", |m| m["a"][1] = json!(3), "a 3 x 1 matrix holds 4"),
+        (
+            "sorct",
+            |m| m["a"] = json!([[], 4294967296u64, 4294967296u64]),
+            "a 4294967296 x 4294967296 matrix holds 0",
+        ),
+        ("sorct", |m| m["classes"] = json!([]), "0 class(es)"),
+        (
+            "sorrt",
+            |m| m["mu"] = json!([0.0]),
+            "the length of mu is 1, expected 3",
+        ),
+        (
+            "sorrt",
+            |m| m["depth"] = json!(60),
+            "depth 60 is outside 1..=12",
+        ),
+        (
+            "logistic_l1",
+            |m| m["coefficients"]["intercepts"] = json!([0.0, 1.0]),
+            "the number of intercepts is 2, expected 1",
+        ),
+        (
+            "logistic_l1",
+            |m| m["classes"] = json!(["a"]),
+            "1 class(es), expected at least 2",
+        ),
+        (
+            "loss_tree",
+            |m| m["depth"] = json!(3),
+            "the number of planes is 1, expected 7",
+        ),
+        (
+            "oct",
+            |m| m["leaves"][0]["class"] = json!(7),
+            "leaf 0 predicts class 7",
+        ),
+        (
+            "oct_h",
+            |m| m["depth"] = json!(9),
+            "depth 9 is outside 1..=4",
+        ),
+        (
+            "oct",
+            |m| m["scaler"]["min"] = json!([0.0]),
+            "the scaler has 1 minimum(s)",
+        ),
+        (
+            "cart",
+            |m| m["tree"]["nodes"][0]["branch"]["left"] = json!(99),
+            "names child 99",
+        ),
+        (
+            "cart",
+            |m| m["tree"]["nodes"][0]["branch"]["right"] = json!(0),
+            "node 0 is reached twice (the tree has a cycle)",
+        ),
+        (
+            "cart_reg",
+            |m| m["tree"]["nodes"][0]["value"] = json!([1.0, 2.0]),
+            "node 0 holds 2 value(s), expected 1",
+        ),
+        (
+            "tao",
+            |m| m["tree"]["nodes"][0]["branch"]["split"]["feature"] = json!(17),
+            "node 0 tests feature 17 but the model has 4",
+        ),
+        (
+            "tmo",
+            |m| m["feature_names"] = json!(["x1"]),
+            "1 feature names",
+        ),
+        (
+            "forest",
+            |m| m["trees"] = json!([]),
+            "the model has no trees",
+        ),
+        (
+            "l0tree",
+            |m| m["tree"]["depth"] = json!(40),
+            "depth 40 is outside 1..=12",
+        ),
+        (
+            "l0tree",
+            |m| m["tree"]["c"] = json!([[1.0, 0.0], 1, 2]),
+            "the rows of c is 1, expected 2",
+        ),
+        (
+            "ors",
+            |m| m["rules"][0]["feature"] = json!(9),
+            "rule 1 tests feature 9 but the model has 4",
+        ),
+        (
+            "ogrs",
+            |m| m["rules"][1]["points"] = json!(1_000_000_000_000i64),
+            "|points| sum to",
+        ),
+        (
+            "ogrs",
+            |m| m["classes"] = json!(["a", "b", "c"]),
+            "3 class(es), expected 2",
+        ),
+        (
+            "tao_oblique",
+            |m| m["tree"]["nodes"][0]["branch"][0]["coefficients"] = json!([1.0]),
+            "node 0 has 1 coefficient(s), expected 4",
+        ),
+        (
+            "tao_oblique",
+            |m| m["tree"]["nodes"][0]["branch"][2] = json!(0),
+            "node 0 is reached twice",
+        ),
+        (
+            "cct",
+            |m| m["policy"]["layers"][0]["inputs"] = json!(3),
+            "policy: layer 0 has 3 inputs, expected 4",
+        ),
+        (
+            "cct",
+            |m| m["policy"]["scale"][2] = json!(0.0),
+            "feature 2 has scale 0, expected a positive scale",
+        ),
+        (
+            "cct",
+            |m| m["training_choices"] = json!([1]),
+            "1 training count(s) for 2 trees",
+        ),
+        (
+            "crt",
+            |m| m["task"] = json!({"classification": {"classes": ["a"]}}),
+            "a 'crt' model with a classification task",
+        ),
+        (
+            "crt",
+            |m| m["policy"]["mean"] = json!([0.0]),
+            "policy: 1 mean(s)",
+        ),
+    ]
+}
+
+/// Issue #9: a model file that parses but is inconsistent (sizes that disagree, a tree link
+/// out of range or in a cycle, a huge depth, a policy that does not chain) is one error line
+/// naming the problem at `predict`, `show`, `draw` and `explain`, never a panic, and no
+/// output file is written. Every model kind has a case; the same files, unedited, load.
+#[test]
+fn inconsistent_model_files_are_errors_naming_the_problem() {
+    let dir = Scratch::new();
+    let data = dir.write("data.csv", classification_csv());
+    let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/corpus/model_loader");
+    let read = |kind: &str| -> serde_json::Value {
+        let text = std::fs::read_to_string(corpus.join(format!("{kind}.json"))).unwrap();
+        serde_json::from_str(&text).unwrap()
+    };
+    let mut kinds: Vec<&str> = inconsistent_models().iter().map(|c| c.0).collect();
+    kinds.dedup();
+    for kind in &kinds {
+        let model = dir.write("valid.json", read(kind).to_string());
+        let output = glassbox(&["show", &model]);
+        assert!(
+            output.status.success(),
+            "{kind}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
+    for (case, (kind, edit, needle)) in inconsistent_models().into_iter().enumerate() {
+        let mut file = read(kind);
+        edit(&mut file["model"]);
+        let model = dir.write(&format!("{case}-{kind}.json"), file.to_string());
+        let csv = dir.path(&format!("{case}.csv"));
+        let svg = dir.path(&format!("{case}.svg"));
+        let (csv, svg) = (csv.to_str().unwrap(), svg.to_str().unwrap());
+        let commands: [&[&str]; 4] = [
+            &["predict", &model, &data, "--out", csv],
+            &["show", &model],
+            &["draw", &model, svg],
+            &["explain", &model, &data, "--out", csv],
+        ];
+        for args in commands {
+            let output = glassbox(args);
+            let stderr = String::from_utf8_lossy(&output.stderr);
+            // `draw` and `explain` refuse the kinds they do not handle before reading them.
+            if (args[0] == "draw" && stderr.contains("cannot be drawn"))
+                || (args[0] == "explain" && stderr.contains("explain works on"))
+            {
+                continue;
+            }
+            assert_error(
+                &output,
+                dir.0.path(),
+                &[&format!("{case}-{kind}.json"), needle],
+            );
+            for written in [csv, svg] {
+                assert!(
+                    !Path::new(written).exists(),
+                    "{kind} {}: wrote {written}",
+                    args[0]
+                );
+            }
+        }
+    }
+}
+
+/// A CART file whose tree is a chain of 50,000 splits (valid: every node reached once) is
+/// shown and predicts: its rules are written without recursion (a recursive walk may overflow
+/// the stack) and indented at most 64 levels (a chain would otherwise print O(n^2) spaces).
+#[test]
+fn a_tree_deeper_than_the_stack_is_shown_and_predicts() {
+    let dir = Scratch::new();
+    let data = dir.write("data.csv", classification_csv());
+    let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/corpus/model_loader");
+    let text = std::fs::read_to_string(corpus.join("cart.json")).unwrap();
+    let mut file: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let n = 50_000;
+    let leaf = serde_json::json!({"branch": null, "value": [1.0, 0.0], "n_samples": 1,
+        "weight": 1.0, "impurity": 0.0});
+    let mut nodes = Vec::with_capacity(2 * n + 1);
+    for t in 0..n {
+        // Node 2t splits; its left child is leaf 2t + 1, its right the next split.
+        nodes.push(serde_json::json!({
+            "branch": {"split": {"feature": 0, "threshold": -(t as f64)},
+                       "left": 2 * t + 1, "right": 2 * t + 2},
+            "value": [0.5, 0.5], "n_samples": 2, "weight": 2.0, "impurity": 0.5}));
+        nodes.push(leaf.clone());
+    }
+    nodes.push(leaf);
+    file["model"]["tree"]["nodes"] = serde_json::Value::Array(nodes);
+    let model = dir.write("chain.json", file.to_string());
+    let show = glassbox(&["show", &model]);
+    let stdout = String::from_utf8_lossy(&show.stdout);
+    assert!(
+        show.status.success(),
+        "{}",
+        String::from_utf8_lossy(&show.stderr)
+    );
+    assert!(
+        stdout.lines().count() > 2 * n,
+        "{} lines",
+        stdout.lines().count()
+    );
+    assert!(stdout.len() < 1000 * n, "{} bytes", stdout.len());
+    let predict = glassbox(&["predict", &model, &data]);
+    assert!(
+        predict.status.success(),
+        "{}",
+        String::from_utf8_lossy(&predict.stderr)
+    );
+}

@@ -16,7 +16,7 @@ pub mod tree;
 
 use crate::data::{ColumnEncoding, Encoding};
 use crate::formulation::{FormulationInfo, ParamSpec};
-use crate::model::{Classifier, Regressor};
+use crate::model::{CheckedModel, Classifier, Regressor};
 use crate::{GlassboxError, Result};
 use grow::{Criterion, GrowParams, Targets};
 use nalgebra::DMatrix;
@@ -246,41 +246,36 @@ pub struct TreeModel {
     pub tree: AxisTree,
 }
 
-/// Checks trees read from model file `path` against the model around them (a file edited
-/// or damaged by hand must be an error, not a panic at predict): as many feature names as
-/// encoded features, and every tree valid for them ([`AxisTree::check`]) with one value
-/// per class (one for regression).
+/// Checks trees read from a model file against the model around them (a file edited or
+/// damaged by hand must be an error, not a panic at predict): as many feature names as
+/// encoded features, and every tree valid for them ([`AxisTree::check`]) with one value per
+/// class (one for regression).
 pub(crate) fn check_trees(
-    path: &Path,
     task: &TreeTask,
     feature_names: &[String],
     encoding: &Encoding,
     trees: &[AxisTree],
-) -> Result<()> {
-    let bad = |message: String| GlassboxError::Model {
-        file: path.display().to_string(),
-        message,
-    };
+) -> std::result::Result<(), String> {
     let features = encoding.n_features();
     if feature_names.len() != features {
-        return Err(bad(format!(
+        return Err(format!(
             "{} feature names but the encoding gives {features} features",
             feature_names.len()
-        )));
+        ));
     }
     let values = match task {
         TreeTask::Classification { classes } if classes.is_empty() => {
-            return Err(bad("the model has no classes".to_string()))
+            return Err("the model has no classes".to_string())
         }
         TreeTask::Classification { classes } => classes.len(),
         TreeTask::Regression { .. } => 1,
     };
     if trees.is_empty() {
-        return Err(bad("the model has no trees".to_string()));
+        return Err("the model has no trees".to_string());
     }
     for (k, tree) in trees.iter().enumerate() {
         tree.check(features, values)
-            .map_err(|m| bad(format!("tree {k}: {m}")))?;
+            .map_err(|m| format!("tree {k}: {m}"))?;
     }
     Ok(())
 }
@@ -298,17 +293,7 @@ impl TreeModel {
     pub fn load(path: &Path) -> Result<Self> {
         let kind = crate::model::model_kind(path)?;
         match TREE_MODEL_KINDS.iter().find(|k| **k == kind) {
-            Some(k) => {
-                let model: TreeModel = crate::model::load_json(path, k)?;
-                check_trees(
-                    path,
-                    &model.task,
-                    &model.feature_names,
-                    &model.encoding,
-                    std::slice::from_ref(&model.tree),
-                )?;
-                Ok(model)
-            }
+            Some(k) => crate::model::load_json(path, k),
             None => Err(GlassboxError::Model {
                 file: path.display().to_string(),
                 message: format!(
@@ -345,36 +330,74 @@ impl TreeModel {
             self.tree.n_leaves()
         );
         let conditions = split_texts(&self.encoding, &self.feature_names);
-        self.write_node(&mut out, 0, 0, &conditions);
-        out
-    }
-
-    fn write_node(&self, out: &mut String, t: usize, indent: usize, conditions: &SplitTexts) {
-        let pad = "  ".repeat(indent);
-        let node = &self.tree.nodes[t];
-        match &node.branch {
+        let nodes = &self.tree.nodes;
+        let branch = |t: usize| match &nodes[t].branch {
             Some(b) => {
                 let (left, right) = conditions(b.split.feature, b.split.threshold);
-                let _ = writeln!(out, "{pad}if {left}:");
-                self.write_node(out, b.left, indent + 1, conditions);
-                let _ = writeln!(out, "{pad}else ({right}):");
-                self.write_node(out, b.right, indent + 1, conditions);
+                (format!("if {left}:"), format!("else ({right}):"))
             }
-            None => {
-                let what = match &self.task {
-                    TreeTask::Classification { classes } => {
-                        let k = node.class();
-                        format!(
-                            "class {} (fraction {:.3})",
-                            classes.get(k).map_or("?", |s| s.as_str()),
-                            node.value.get(k).copied().unwrap_or(f64::NAN)
-                        )
+            None => (String::new(), String::new()),
+        };
+        let leaf = |t: usize| {
+            let node = &nodes[t];
+            let what = match &self.task {
+                TreeTask::Classification { classes } => {
+                    let k = node.class();
+                    format!(
+                        "class {} (fraction {:.3})",
+                        classes.get(k).map_or("?", |s| s.as_str()),
+                        node.value.get(k).copied().unwrap_or(f64::NAN)
+                    )
+                }
+                TreeTask::Regression { target } => {
+                    format!("{target} = {:.4}", node.value.first().unwrap_or(&f64::NAN))
+                }
+            };
+            format!("{what}  [{} training rows]", node.n_samples)
+        };
+        let children = |t: usize| nodes[t].branch.map(|b| (b.left, b.right));
+        write_rules(&mut out, children, branch, leaf);
+        out
+    }
+}
+
+/// The deepest indentation of [`write_rules`]: deeper levels are printed at this one, so
+/// a chain of n nodes (a file may hold one) prints O(n) characters, not O(n^2).
+const MAX_INDENT: usize = 64;
+
+/// Writes a tree from its root (node 0) as indented rules: a branch's `if` line, its left
+/// subtree, its `else` line, its right subtree; a leaf's line. Iterative, as a tree read
+/// from a file may be a chain deeper than the stack.
+pub(crate) fn write_rules(
+    out: &mut String,
+    children: impl Fn(usize) -> Option<(usize, usize)>,
+    branch: impl Fn(usize) -> (String, String),
+    leaf: impl Fn(usize) -> String,
+) {
+    enum Step {
+        Node(usize, usize),
+        Else(String, usize),
+    }
+    let mut todo = vec![Step::Node(0, 0)];
+    while let Some(step) = todo.pop() {
+        match step {
+            Step::Else(text, indent) => {
+                let _ = writeln!(out, "{}{text}", "  ".repeat(indent.min(MAX_INDENT)));
+            }
+            Step::Node(t, indent) => {
+                let pad = "  ".repeat(indent.min(MAX_INDENT));
+                match children(t) {
+                    Some((left, right)) => {
+                        let (if_line, else_line) = branch(t);
+                        let _ = writeln!(out, "{pad}{if_line}");
+                        todo.push(Step::Node(right, indent + 1));
+                        todo.push(Step::Else(else_line, indent));
+                        todo.push(Step::Node(left, indent + 1));
                     }
-                    TreeTask::Regression { target } => {
-                        format!("{target} = {:.4}", node.value.first().unwrap_or(&f64::NAN))
+                    None => {
+                        let _ = writeln!(out, "{pad}{}", leaf(t));
                     }
-                };
-                let _ = writeln!(out, "{pad}{what}  [{} training rows]", node.n_samples);
+                }
             }
         }
     }
@@ -408,6 +431,17 @@ fn split_texts(encoding: &Encoding, names: &[String]) -> Box<SplitTexts> {
             format!("{name} > {threshold:.6}"),
         )
     })
+}
+
+impl CheckedModel for TreeModel {
+    fn check(&self, _kind: &str) -> std::result::Result<(), String> {
+        check_trees(
+            &self.task,
+            &self.feature_names,
+            &self.encoding,
+            std::slice::from_ref(&self.tree),
+        )
+    }
 }
 
 impl Classifier for TreeModel {

@@ -110,15 +110,8 @@ impl AxisTree {
     /// from the root (no cycle), and every node holds `values` numbers. The message says
     /// what is wrong.
     pub fn check(&self, features: usize, values: usize) -> std::result::Result<(), String> {
-        if self.nodes.is_empty() {
-            return Err("the tree has no nodes".to_string());
-        }
-        let mut reached = vec![false; self.nodes.len()];
-        let mut stack = vec![0];
-        while let Some(t) = stack.pop() {
-            if std::mem::replace(&mut reached[t], true) {
-                return Err(format!("node {t} is reached twice (the tree has a cycle)"));
-            }
+        let children = |t: usize| self.nodes[t].branch.map(|b| (b.left, b.right));
+        check_links(self.nodes.len(), children, |t| {
             let node = &self.nodes[t];
             if node.value.len() != values {
                 return Err(format!(
@@ -126,25 +119,14 @@ impl AxisTree {
                     node.value.len()
                 ));
             }
-            if let Some(b) = &node.branch {
-                if b.split.feature >= features {
-                    return Err(format!(
-                        "node {t} tests feature {} but the model has {features}",
-                        b.split.feature
-                    ));
-                }
-                for child in [b.left, b.right] {
-                    if child >= self.nodes.len() {
-                        return Err(format!(
-                            "node {t} names child {child} but the tree has {} nodes",
-                            self.nodes.len()
-                        ));
-                    }
-                    stack.push(child);
-                }
+            match &node.branch {
+                Some(b) if b.split.feature >= features => Err(format!(
+                    "node {t} tests feature {} but the model has {features}",
+                    b.split.feature
+                )),
+                _ => Ok(()),
             }
-        }
-        Ok(())
+        })
     }
 
     /// The leaf row `i` of `x` reaches.
@@ -319,6 +301,39 @@ impl AxisTree {
         }
         Ok(tree)
     }
+}
+
+/// Checks the links of a tree stored as an arena of `len` nodes, root at 0, read from a
+/// file: every child named by `children(t)` exists and each node is reached once from the
+/// root (no cycle, no shared subtree), so walks from the root end. `node(t)` checks each
+/// reached node's own content. The message says what is wrong.
+pub fn check_links(
+    len: usize,
+    children: impl Fn(usize) -> Option<(usize, usize)>,
+    mut node: impl FnMut(usize) -> std::result::Result<(), String>,
+) -> std::result::Result<(), String> {
+    if len == 0 {
+        return Err("the tree has no nodes".to_string());
+    }
+    let mut reached = vec![false; len];
+    let mut stack = vec![0];
+    while let Some(t) = stack.pop() {
+        if std::mem::replace(&mut reached[t], true) {
+            return Err(format!("node {t} is reached twice (the tree has a cycle)"));
+        }
+        node(t)?;
+        if let Some((left, right)) = children(t) {
+            for child in [left, right] {
+                if child >= len {
+                    return Err(format!(
+                        "node {t} names child {child} but the tree has {len} nodes"
+                    ));
+                }
+                stack.push(child);
+            }
+        }
+    }
+    Ok(())
 }
 
 /// One position of a [`BfsTree`].

@@ -54,7 +54,7 @@ use crate::formulations::cart::grow::{Criterion, Targets};
 use crate::formulations::cart::tree::{argmax, AxisTree};
 use crate::formulations::cart::TreeTask;
 use crate::formulations::forest::{ForestConfig, MaxFeatures};
-use crate::model::{Classifier, Regressor};
+use crate::model::{CheckedModel, Classifier, Regressor};
 use crate::{GlassboxError, Result};
 use nalgebra::DMatrix;
 use rand::Rng;
@@ -521,6 +521,7 @@ impl ContextualTreeModel {
     pub fn load(path: &Path) -> Result<Self> {
         let kind = crate::model::model_kind(path)?;
         if kind == CCT || kind == CRT {
+            // Checked by `CheckedModel`.
             crate::model::load_json(path, &kind)
         } else {
             Err(GlassboxError::Model {
@@ -664,6 +665,99 @@ impl ContextualTreeModel {
             out.push_str(&Classifier::describe(&tree));
         }
         out
+    }
+}
+
+impl CheckedModel for ContextualTreeModel {
+    /// The trees as a forest's; a CCT classifies and a CRT regresses; the policy reads the
+    /// encoded features and scores every tree; one training count per tree.
+    fn check(&self, kind: &str) -> std::result::Result<(), String> {
+        if (kind == CRT) != self.is_regression() {
+            return Err(format!(
+                "a '{kind}' model with a {} task",
+                if self.is_regression() {
+                    "regression"
+                } else {
+                    "classification"
+                }
+            ));
+        }
+        crate::formulations::cart::check_trees(
+            &self.task,
+            &self.feature_names,
+            &self.encoding,
+            &self.trees,
+        )?;
+        let b = self.trees.len();
+        if self.training_choices.len() != b {
+            return Err(format!(
+                "{} training count(s) for {b} trees",
+                self.training_choices.len()
+            ));
+        }
+        if self
+            .training_choices
+            .iter()
+            .try_fold(0usize, |sum, &n| sum.checked_add(n))
+            .is_none()
+        {
+            return Err("the training counts overflow".to_string());
+        }
+        self.policy
+            .check(self.encoding.n_features(), b)
+            .map_err(|m| format!("policy: {m}"))
+    }
+}
+
+impl PolicyNetwork {
+    /// Checks a network read from a file: standardization of `features` features (positive
+    /// scales), layers that chain from `features` inputs to `actions` outputs, each with
+    /// `inputs x outputs` weights and `outputs` biases. (serde_json reads only finite
+    /// numbers, and refuses one out of f32's range.)
+    pub fn check(&self, features: usize, actions: usize) -> std::result::Result<(), String> {
+        if self.mean.len() != features || self.scale.len() != features {
+            return Err(format!(
+                "{} mean(s) and {} scale(s) for {features} features",
+                self.mean.len(),
+                self.scale.len()
+            ));
+        }
+        if let Some(j) = (0..features).find(|&j| self.scale[j] <= 0.0) {
+            return Err(format!(
+                "feature {j} has scale {}, expected a positive scale",
+                self.scale[j]
+            ));
+        }
+        if self.layers.is_empty() {
+            return Err("the network has no layers".to_string());
+        }
+        let mut inputs = features;
+        for (k, layer) in self.layers.iter().enumerate() {
+            if layer.inputs != inputs {
+                return Err(format!(
+                    "layer {k} has {} inputs, expected {inputs}",
+                    layer.inputs
+                ));
+            }
+            if layer.inputs.checked_mul(layer.outputs) != Some(layer.weights.len())
+                || layer.bias.len() != layer.outputs
+            {
+                return Err(format!(
+                    "layer {k} ({} x {}) has {} weight(s) and {} bias(es)",
+                    layer.outputs,
+                    layer.inputs,
+                    layer.weights.len(),
+                    layer.bias.len()
+                ));
+            }
+            inputs = layer.outputs;
+        }
+        if inputs != actions {
+            return Err(format!(
+                "the last layer has {inputs} outputs for {actions} trees"
+            ));
+        }
+        Ok(())
     }
 }
 

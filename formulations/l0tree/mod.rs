@@ -31,7 +31,7 @@ use crate::formulation::{
     FormulationInfo, NlpClassifierFormulation, NodeBlocks, ParamSpec, ReportedParams,
 };
 use crate::formulations::sorct::{self, starts, SorctConfig, SorctModel};
-use crate::model::Classifier;
+use crate::model::{CheckedModel, Classifier};
 use crate::{GlassboxError, Result};
 use nalgebra::DMatrix;
 use rand_chacha::ChaCha8Rng;
@@ -318,9 +318,16 @@ impl L0TreeModel {
         crate::model::save_json(path, NAME, self)
     }
 
-    /// Loads a model saved by [`L0TreeModel::save`].
+    /// Loads a model saved by [`L0TreeModel::save`] (checked by [`CheckedModel`]).
     pub fn load(path: &Path) -> Result<Self> {
         crate::model::load_json(path, NAME)
+    }
+}
+
+impl CheckedModel for L0TreeModel {
+    /// The randomized tree's checks: the rest only prints.
+    fn check(&self, kind: &str) -> std::result::Result<(), String> {
+        self.tree.check(kind)
     }
 }
 

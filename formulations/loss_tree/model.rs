@@ -10,7 +10,7 @@
 
 use super::{layer_of, score, Loss, NAME};
 use crate::data::{Encoding, MinMaxScaler};
-use crate::model::Classifier;
+use crate::model::{CheckedModel, Classifier};
 use crate::Result;
 use nalgebra::DMatrix;
 use serde::{Deserialize, Serialize};
@@ -139,39 +139,9 @@ impl LossTreeModel {
         crate::model::save_json(path, NAME, self)
     }
 
-    /// Loads a saved model.
+    /// Loads a saved model (checked by [`CheckedModel`]).
     pub fn load(path: &Path) -> Result<Self> {
-        let model: Self = crate::model::load_json(path, NAME)?;
-        // Predicting walks `depth` layers of the heap of planes: sizes must agree (the
-        // fuzzer's third model_loader crash was a file with too few planes).
-        if model.depth == 0 {
-            return Err(crate::GlassboxError::Model {
-                file: path.display().to_string(),
-                message: "depth 0: a loss tree has at least one split".to_string(),
-            });
-        }
-        let p = model.encoding.n_features();
-        let plane_width = |(w, _): &(Vec<f64>, f64)| w.len();
-        let odd_plane = model.planes.iter().map(plane_width).find(|&n| n != p);
-        crate::model::check_sizes(
-            path,
-            &model.scaler,
-            &model.encoding,
-            (model.depth, 8),
-            || {
-                vec![
-                    (
-                        "the number of planes",
-                        model.planes.len(),
-                        (1 << model.depth) - 1,
-                    ),
-                    ("the weights of a plane", odd_plane.unwrap_or(p), p),
-                    ("the number of feature names", model.feature_names.len(), p),
-                    ("the number of classes", model.classes.len(), 2),
-                ]
-            },
-        )?;
-        Ok(model)
+        crate::model::load_json(path, NAME)
     }
 
     /// The coefficients as a p x (branch nodes) matrix (scaled units).
@@ -187,6 +157,31 @@ impl LossTreeModel {
 
     fn feature(&self, j: usize) -> &str {
         self.feature_names.get(j).map_or("?", |s| s.as_str())
+    }
+}
+
+impl CheckedModel for LossTreeModel {
+    fn check(&self, _kind: &str) -> std::result::Result<(), String> {
+        // Predicting walks `depth` layers of the heap of planes: sizes must agree (the
+        // fuzzer's third model_loader crash was a file with too few planes).
+        crate::model::check_depth(self.depth, 1..=8)?;
+        let p = self.encoding.n_features();
+        let plane_width = |(w, _): &(Vec<f64>, f64)| w.len();
+        let odd_plane = self.planes.iter().map(plane_width).find(|&n| n != p);
+        crate::model::check_sizes(
+            &self.scaler,
+            &self.encoding,
+            &[
+                (
+                    "the number of planes",
+                    self.planes.len(),
+                    (1 << self.depth) - 1,
+                ),
+                ("the weights of a plane", odd_plane.unwrap_or(p), p),
+                ("the number of feature names", self.feature_names.len(), p),
+                ("the number of classes", self.classes.len(), 2),
+            ],
+        )
     }
 }
 

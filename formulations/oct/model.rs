@@ -3,7 +3,7 @@
 
 use super::problem::{argmax, route, Split};
 use crate::data::{Encoding, MinMaxScaler};
-use crate::model::Classifier;
+use crate::model::{CheckedModel, Classifier};
 use crate::tree::TreeShape;
 use crate::{GlassboxError, Result};
 use nalgebra::DMatrix;
@@ -221,22 +221,17 @@ impl OctModel {
                 ),
             });
         }
-        let model: OctModel = crate::model::load_json(path, &kind)?;
-        model.check().map_err(|message| GlassboxError::Model {
-            file: path.display().to_string(),
-            message,
-        })?;
-        Ok(model)
+        crate::model::load_json(path, &kind)
     }
+}
 
-    /// Checks what predicting and printing rely on, for a model read from a file: the heap
-    /// sizes of its depth, splits on existing features, leaf classes and counts that match
-    /// the classes, a scaler that fits the encoding.
-    fn check(&self) -> std::result::Result<(), String> {
+impl CheckedModel for OctModel {
+    /// What predicting and printing rely on: the heap sizes of its depth, splits on
+    /// existing features, leaf classes and counts that match the classes, a scaler that
+    /// fits the encoding.
+    fn check(&self, _kind: &str) -> std::result::Result<(), String> {
         // Depth 4 is the formulation's limit; a larger one would be a heap of 2^depth nodes.
-        if self.depth == 0 || self.depth > 4 {
-            return Err(format!("depth {} is outside 1..=4", self.depth));
-        }
+        crate::model::check_depth(self.depth, 1..=4)?;
         let shape = TreeShape::new(self.depth);
         if self.nodes.len() != shape.num_branches() || self.leaves.len() != shape.num_leaves() {
             return Err(format!(

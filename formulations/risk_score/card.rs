@@ -3,7 +3,7 @@
 //! 4.1), and the edits of Theorem 4.1 and Corollaries 4.1-4.2, which keep every prediction.
 
 use crate::data::Encoding;
-use crate::model::Classifier;
+use crate::model::{CheckedModel, Classifier};
 use crate::{GlassboxError, Result};
 use nalgebra::DMatrix;
 use serde::{Deserialize, Serialize};
@@ -236,6 +236,41 @@ impl RiskScoreModel {
             });
         }
         crate::model::load_json(path, &kind)
+    }
+}
+
+/// The largest sum of |points| a model read from a file may have: the card lists every
+/// reachable total score, at most twice this many (the thesis' cards use points in -5..5
+/// on a handful of rules); a larger sum could also overflow the i64 scores.
+pub const MAX_TOTAL_POINTS: u64 = 100_000;
+
+impl CheckedModel for RiskScoreModel {
+    /// Two classes, rules on existing features, totals that stay small.
+    fn check(&self, _kind: &str) -> std::result::Result<(), String> {
+        if self.classes.len() != 2 {
+            return Err(format!(
+                "{} class(es), expected 2 (negative, positive)",
+                self.classes.len()
+            ));
+        }
+        let p = self.encoding.n_features();
+        if let Some((k, r)) = self.rules.iter().enumerate().find(|(_, r)| r.feature >= p) {
+            return Err(format!(
+                "rule {} tests feature {} but the model has {p}",
+                k + 1,
+                r.feature
+            ));
+        }
+        let total = self
+            .rules
+            .iter()
+            .fold(0u64, |sum, r| sum.saturating_add(r.points.unsigned_abs()));
+        if total > MAX_TOTAL_POINTS {
+            return Err(format!(
+                "the rules' |points| sum to {total}, above {MAX_TOTAL_POINTS}"
+            ));
+        }
+        Ok(())
     }
 }
 

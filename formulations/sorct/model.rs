@@ -6,7 +6,7 @@ use super::problem::{leaf_probabilities, left_probabilities, SorctProblem};
 use super::{starts, NAME};
 use crate::data::{Encoding, MinMaxScaler};
 use crate::metrics;
-use crate::model::Classifier;
+use crate::model::{CheckedModel, Classifier};
 use crate::tree::TreeShape;
 use crate::Result;
 use nalgebra::DMatrix;
@@ -34,10 +34,12 @@ pub struct SorctModel {
     /// The min-max scaler fitted on the training rows.
     pub scaler: MinMaxScaler,
     /// Split coefficients a (p x |tau_B|), scaled units.
+    #[serde(deserialize_with = "crate::model::checked_matrix")]
     pub a: DMatrix<f64>,
     /// Split locations mu (|tau_B|), scaled units.
     pub mu: Vec<f64>,
     /// Leaf class probabilities C (K x |tau_L|).
+    #[serde(deserialize_with = "crate::model::checked_matrix")]
     pub c: DMatrix<f64>,
 }
 
@@ -201,31 +203,31 @@ impl SorctModel {
         crate::model::save_json(path, NAME, self)
     }
 
-    /// Loads a model saved by [`SorctModel::save`], checking its sizes.
+    /// Loads a model saved by [`SorctModel::save`] (checked by [`CheckedModel`]).
     pub fn load(path: &Path) -> Result<Self> {
-        let model: Self = crate::model::load_json(path, NAME)?;
-        let p = model.encoding.n_features();
-        let (branches, leaves) = (
-            (1usize << model.depth.min(12)) - 1,
-            1usize << model.depth.min(12),
-        );
+        crate::model::load_json(path, NAME)
+    }
+}
+
+impl CheckedModel for SorctModel {
+    fn check(&self, _kind: &str) -> std::result::Result<(), String> {
+        crate::model::check_depth(self.depth, 1..=12)?;
+        crate::model::check_classes(&self.classes, 1)?;
+        let p = self.encoding.n_features();
+        let shape = TreeShape::new(self.depth);
+        let (branches, leaves) = (shape.num_branches(), shape.num_leaves());
         crate::model::check_sizes(
-            path,
-            &model.scaler,
-            &model.encoding,
-            (model.depth, 12),
-            || {
-                vec![
-                    ("the number of feature names", model.feature_names.len(), p),
-                    ("the rows of a", model.a.nrows(), p),
-                    ("the columns of a", model.a.ncols(), branches),
-                    ("the length of mu", model.mu.len(), branches),
-                    ("the rows of c", model.c.nrows(), model.classes.len()),
-                    ("the columns of c", model.c.ncols(), leaves),
-                ]
-            },
-        )?;
-        Ok(model)
+            &self.scaler,
+            &self.encoding,
+            &[
+                ("the number of feature names", self.feature_names.len(), p),
+                ("the rows of a", self.a.nrows(), p),
+                ("the columns of a", self.a.ncols(), branches),
+                ("the length of mu", self.mu.len(), branches),
+                ("the rows of c", self.c.nrows(), self.classes.len()),
+                ("the columns of c", self.c.ncols(), leaves),
+            ],
+        )
     }
 }
 

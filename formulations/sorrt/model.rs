@@ -7,7 +7,7 @@ use super::problem::{evaluate, feature_gradient, SorrtProblem};
 use super::{starts, NAME};
 use crate::data::{Encoding, MinMaxScaler};
 use crate::metrics;
-use crate::model::Regressor;
+use crate::model::{CheckedModel, Regressor};
 use crate::tree::TreeShape;
 use crate::Result;
 use nalgebra::DMatrix;
@@ -35,6 +35,7 @@ pub struct SorrtModel {
     /// The min-max scaler fitted on the training rows.
     pub scaler: MinMaxScaler,
     /// Coefficients a (p x (|tau_B| + |tau_L|)), scaled units: branch nodes, then leaves.
+    #[serde(deserialize_with = "crate::model::checked_matrix")]
     pub a: DMatrix<f64>,
     /// mu (|tau_B| + |tau_L|): split locations, then minus the leaf intercepts.
     pub mu: Vec<f64>,
@@ -240,30 +241,32 @@ impl SorrtModel {
         crate::model::save_json(path, NAME, self)
     }
 
-    /// Loads a model saved by [`SorrtModel::save`], checking its sizes.
+    /// Loads a model saved by [`SorrtModel::save`] (checked by [`CheckedModel`]).
     pub fn load(path: &Path) -> Result<Self> {
-        let model: Self = crate::model::load_json(path, NAME)?;
-        let p = model.encoding.n_features();
-        let nodes = (1usize << (model.depth.min(12) + 1)) - 1;
+        crate::model::load_json(path, NAME)
+    }
+}
+
+impl CheckedModel for SorrtModel {
+    fn check(&self, _kind: &str) -> std::result::Result<(), String> {
+        crate::model::check_depth(self.depth, 1..=12)?;
+        let p = self.encoding.n_features();
+        let shape = self.shape();
+        let nodes = shape.num_branches() + shape.num_leaves();
         crate::model::check_sizes(
-            path,
-            &model.scaler,
-            &model.encoding,
-            (model.depth, 12),
-            || {
-                vec![
-                    ("the number of feature names", model.feature_names.len(), p),
-                    ("the rows of a", model.a.nrows(), p),
-                    (
-                        "the columns of a (branch and leaf nodes)",
-                        model.a.ncols(),
-                        nodes,
-                    ),
-                    ("the length of mu", model.mu.len(), nodes),
-                ]
-            },
-        )?;
-        Ok(model)
+            &self.scaler,
+            &self.encoding,
+            &[
+                ("the number of feature names", self.feature_names.len(), p),
+                ("the rows of a", self.a.nrows(), p),
+                (
+                    "the columns of a (branch and leaf nodes)",
+                    self.a.ncols(),
+                    nodes,
+                ),
+                ("the length of mu", self.mu.len(), nodes),
+            ],
+        )
     }
 }
 
