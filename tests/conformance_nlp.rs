@@ -692,6 +692,79 @@ fn conformance_malformed_problem() {
     for_each_backend(malformed_problem);
 }
 
+/// A backend with raw options added to every solve (those the caller set win), so that the
+/// checks run against a variant of a backend.
+#[derive(Clone)]
+struct WithRaw {
+    solver: Box<dyn NlpSolver>,
+    raw: Vec<(&'static str, RawOptionValue)>,
+}
+
+impl NlpSolver for WithRaw {
+    fn name(&self) -> &str {
+        self.solver.name()
+    }
+    fn capabilities(&self) -> glassbox::solver::Capabilities {
+        self.solver.capabilities()
+    }
+    fn solve(
+        &self,
+        problem: &dyn NlpProblem,
+        options: &SolveOptions,
+    ) -> glassbox::Result<SolveResult> {
+        let mut options = options.clone();
+        for (name, value) in &self.raw {
+            options
+                .raw
+                .entry(name.to_string())
+                .or_insert_with(|| value.clone());
+        }
+        self.solver.solve(problem, &options)
+    }
+}
+
+/// The whole suite again for every backend with a barrier path (raw `path = "barrier"`:
+/// the gradient backend), which changes where the projected methods start.
+#[test]
+fn conformance_barrier_path() {
+    let checks: [fn(&BackendEntry, &dyn NlpSolver); 14] = [
+        bounded_quadratic,
+        hs071_exact_hessian,
+        hs071_quasi_newton,
+        equality_constrained,
+        inequality_constrained,
+        infeasible,
+        unbounded,
+        time_limit,
+        iteration_limit,
+        warm_start,
+        warm_start_mismatch,
+        raw_options_checked,
+        nan_objective,
+        malformed_problem,
+    ];
+    let mut ran = 0;
+    for (entry, solver) in nlp_backends() {
+        let Some(spec) = entry.options.iter().find(|o| o.name == "path") else {
+            continue;
+        };
+        assert!(
+            matches!(spec.kind, glassbox::options::OptionKind::Choice(c) if c.contains(&"barrier")),
+            "{}: option path without the choice barrier",
+            entry.name
+        );
+        let variant = WithRaw {
+            solver,
+            raw: vec![("path", RawOptionValue::Str("barrier".into()))],
+        };
+        for check in checks {
+            check(&entry, &variant);
+        }
+        ran += 1;
+    }
+    assert!(ran > 0 || registry::backends().iter().all(|e| e.name != "lbfgs"));
+}
+
 #[test]
 fn unknown_solver_lists_the_known_ones() {
     let err = registry::nlp_solver("no-such-solver", &SolveOptions::default())

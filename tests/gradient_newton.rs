@@ -130,7 +130,7 @@ fn refine_none_and_bad_values_are_checked() {
     );
     for (key, value) in [
         ("refine", RawOptionValue::Str("bfgs".into())),
-        ("refine_after", RawOptionValue::Int(0)),
+        ("refine_after", RawOptionValue::Int(-1)),
     ] {
         let mut options = SolveOptions::default();
         options.raw.insert(key.into(), value);

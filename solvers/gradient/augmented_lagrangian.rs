@@ -181,7 +181,20 @@ fn run_inner(settings: &Settings, mut request: InnerRequest) -> Result<Inner, St
         request.deadline,
         request.outer,
     );
-    let mut first = run_first_order(settings, request)?;
+    // refine_after = 0: projected Newton from the start, no first-order stage.
+    let mut first = if refine && settings.refine_after == 0 {
+        Inner {
+            x: request.start.x.clone(),
+            iterations: 0,
+            reason: Some(TerminationReason::MaxItersReached),
+            stop: None,
+            last: Some(request.start),
+            pairs: request.pairs,
+            newton_iterations: 0,
+        }
+    } else {
+        run_first_order(settings, request)?
+    };
     let stopped_short = match &first.stop {
         Some(Stop::NoProgress(_)) => true,
         None => first.reason == Some(TerminationReason::MaxItersReached),
@@ -209,7 +222,8 @@ fn run_inner(settings: &Settings, mut request: InnerRequest) -> Result<Inner, St
         nlp.x_upper.clone(),
         tolerance,
         deadline,
-    );
+    )
+    .with_interior(nlp.interior_bounds());
     let request = InnerRequest {
         start,
         lambda,
@@ -248,7 +262,8 @@ fn run_first_order(settings: &Settings, mut request: InnerRequest) -> Result<Inn
         nlp.x_upper.clone(),
         request.tolerance,
         request.deadline,
-    );
+    )
+    .with_interior(nlp.interior_bounds());
     match settings.method {
         Method::Lbfgs => {
             let mut solver = ProjectedLbfgs::new(common, settings.memory);

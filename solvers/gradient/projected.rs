@@ -32,6 +32,7 @@
 //! Depends on argmin only (the problem is any argmin `CostFunction` + `Gradient` on
 //! `Vec<f64>`).
 
+use super::barrier::Barrier;
 use super::subproblem::clamp;
 use argmin::core::{
     CostFunction, Error, Gradient, IterState, Problem, Solver, State, TerminationReason,
@@ -108,6 +109,9 @@ impl Stop {
 pub(crate) struct Common {
     pub(super) lower: Vec<f64>,
     pub(super) upper: Vec<f64>,
+    /// Bounds every step must stay strictly inside (a barrier's; the fraction-to-the-boundary
+    /// rule of [`Barrier::step_to_boundary`]).
+    interior: Option<(Vec<f64>, Vec<f64>)>,
     tolerance: f64,
     deadline: Option<Instant>,
     /// Why the method stopped, when it stopped by itself.
@@ -148,6 +152,7 @@ impl Common {
         Common {
             lower,
             upper,
+            interior: None,
             tolerance,
             deadline,
             stop: None,
@@ -156,6 +161,19 @@ impl Common {
             stalled: 0,
             recent_best: VecDeque::new(),
         }
+    }
+
+    /// The same, with steps kept strictly inside `interior` (the bounds of a barrier).
+    pub fn with_interior(mut self, interior: Option<(Vec<f64>, Vec<f64>)>) -> Self {
+        self.interior = interior;
+        self
+    }
+
+    /// The longest step along `d` from `x` that the interior allows (infinite without one).
+    fn longest_step(&self, x: &[f64], d: &[f64]) -> f64 {
+        self.interior.as_ref().map_or(f64::INFINITY, |(l, u)| {
+            Barrier::step_to_boundary(l, u, x, d)
+        })
     }
 
     fn project(&self, x: &mut [f64]) {
@@ -277,7 +295,8 @@ impl Common {
         None
     }
 
-    /// Searches the projected path `P(x + t d)` from `t = 1` for a point with
+    /// Searches the projected path `P(x + t d)` from `t = 1` (or the longest step the
+    /// interior allows, when shorter) for a point with
     /// `f(x_t) <= f_ref + c1 g^T (x_t - x)` (up to rounding in `f_ref`) and a finite
     /// gradient. With `expand`, a unit step that the bounds leave alone and that fails the
     /// curvature condition is doubled while the Armijo condition holds.
@@ -308,7 +327,8 @@ impl Common {
                 .collect();
             (xt, clipped)
         };
-        let mut t = 1.0;
+        let longest = self.longest_step(x, d);
+        let mut t = longest.min(1.0);
         let mut accepted = None;
         for _ in 0..MAX_TRIALS {
             if self.past_deadline() {
@@ -368,7 +388,11 @@ impl Common {
         };
         if expand && t == 1.0 && !clipped {
             for _ in 0..MAX_EXPANSIONS {
-                if ft < UNBOUNDED_BELOW || dot(&gt, d) >= C2 * gd || self.past_deadline() {
+                if ft < UNBOUNDED_BELOW
+                    || dot(&gt, d) >= C2 * gd
+                    || 2.0 * t > longest
+                    || self.past_deadline()
+                {
                     break;
                 }
                 let (x2, clipped) = trial(2.0 * t);

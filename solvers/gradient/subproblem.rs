@@ -20,6 +20,7 @@
 //!
 //! Depends on the core's `NlpProblem` and on argmin's problem traits.
 
+use super::barrier::Barrier;
 use crate::nlp::NlpProblem;
 use argmin::core::{CostFunction, Error as ArgminError, Gradient, Hessian};
 use nalgebra::DMatrix;
@@ -27,7 +28,9 @@ use std::cell::RefCell;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 /// The problem with its fixed data (bounds, Jacobian structure), evaluated through guards
-/// that turn a panic into an error message.
+/// that turn a panic into an error message. With a [`Barrier`] (the barrier path), the
+/// objective is the barrier function and the barred bounds are not projected onto.
+#[derive(Clone)]
 pub(crate) struct Nlp<'a> {
     pub problem: &'a dyn NlpProblem,
     pub n: usize,
@@ -40,6 +43,9 @@ pub(crate) struct Nlp<'a> {
     /// The lower-triangle structure of the Hessian of the Lagrangian, when the problem gives
     /// one (the projected Newton stage needs it).
     pub hessian: Option<Vec<(usize, usize)>>,
+    /// The log barrier added to the objective, on a view of the problem made by
+    /// [`Nlp::with_barrier`]; its bounds are then infinite in `x_lower` / `x_upper`.
+    pub barrier: Option<Barrier>,
 }
 
 /// The objective and constraints at a point, and their derivatives once asked for.
@@ -97,7 +103,32 @@ impl<'a> Nlp<'a> {
             g_upper,
             jacobian: problem.jacobian_structure(),
             hessian: problem.hessian_structure(),
+            barrier: None,
         }
+    }
+
+    /// The problem with `barrier` added to its objective: the barred bounds become infinite
+    /// for the projection (the barrier and the inner methods' fraction-to-the-boundary rule
+    /// keep the iterates strictly inside them instead).
+    pub fn with_barrier(&self, barrier: Barrier) -> Nlp<'a> {
+        let mut view = self.clone();
+        for j in 0..self.n {
+            if barrier.lower[j].is_finite() {
+                view.x_lower[j] = f64::NEG_INFINITY;
+            }
+            if barrier.upper[j].is_finite() {
+                view.x_upper[j] = f64::INFINITY;
+            }
+        }
+        view.barrier = Some(barrier);
+        view
+    }
+
+    /// The bounds the inner methods' steps must stay strictly inside (those of the barrier).
+    pub fn interior_bounds(&self) -> Option<(Vec<f64>, Vec<f64>)> {
+        self.barrier
+            .as_ref()
+            .map(|b| (b.lower.clone(), b.upper.clone()))
     }
 
     /// Projects `x` onto the variable bounds in place.
@@ -107,12 +138,24 @@ impl<'a> Nlp<'a> {
         }
     }
 
-    /// `f(x)` and `g(x)`; a panic of the problem is an `Err` with its message.
+    /// `f(x)` (plus the barrier) and `g(x)`; a panic of the problem is an `Err` with its
+    /// message. Outside the barrier's interior `f` is `+inf` (the problem is not evaluated).
     pub fn values(&self, x: &[f64]) -> Result<Point, String> {
         let problem = self.problem;
         let m = self.m;
+        if self.barrier.as_ref().is_some_and(|b| !b.interior(x)) {
+            return Ok(Point {
+                x: x.to_vec(),
+                f: f64::INFINITY,
+                g: vec![f64::NAN; m],
+                derivatives: None,
+            });
+        }
         catch_unwind(AssertUnwindSafe(|| {
-            let f = problem.objective(x);
+            let mut f = problem.objective(x);
+            if let Some(barrier) = &self.barrier {
+                f += barrier.value(x);
+            }
             let mut g = vec![0.0; m];
             problem.constraints(x, &mut g);
             (f, g)
@@ -143,6 +186,9 @@ impl<'a> Nlp<'a> {
         let derivatives = catch_unwind(AssertUnwindSafe(|| {
             let mut grad = vec![0.0; n];
             problem.gradient(x, &mut grad);
+            if let Some(barrier) = &self.barrier {
+                barrier.add_gradient(x, &mut grad);
+            }
             let mut jac = vec![0.0; nnz];
             problem.jacobian_values(x, &mut jac);
             (grad, jac)
@@ -282,7 +328,8 @@ impl<'a> Nlp<'a> {
 
     /// The dense Hessian of the augmented Lagrangian `L_rho(.; lambda)` at a differentiated
     /// point: the problem's Hessian of the Lagrangian with the multiplier update `mu`
-    /// (`grad^2 f + sum_i mu_i grad^2 g_i`) plus `rho grad g_i grad g_i^T` for every
+    /// (`grad^2 f + sum_i mu_i grad^2 g_i`, plus the barrier's diagonal) plus
+    /// `rho grad g_i grad g_i^T` for every
     /// constraint whose shifted value `t_i` lies outside its range (the generalized Hessian of
     /// the squared distance, which is not twice differentiable where `t_i` meets a bound).
     /// Entries listed twice in the structure are summed. Non-finite values are left for the
@@ -318,6 +365,11 @@ impl<'a> Nlp<'a> {
             h[(r, c)] += v;
             if r != c {
                 h[(c, r)] += v;
+            }
+        }
+        if let Some(barrier) = &self.barrier {
+            for j in 0..n {
+                h[(j, j)] += barrier.hessian_diagonal(x, j);
             }
         }
         if self.m > 0 {

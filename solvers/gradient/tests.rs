@@ -218,6 +218,9 @@ fn options_are_range_checked() {
         ("penalty_growth", RawOptionValue::Float(1.0)),
         ("constraint_tolerance", RawOptionValue::Float(-1e-6)),
         ("method", RawOptionValue::Str("newton".into())),
+        ("barrier_initial", RawOptionValue::Float(0.0)),
+        ("barrier_final", RawOptionValue::Float(f64::NAN)),
+        ("path", RawOptionValue::Str("central".into())),
         ("max_iter", RawOptionValue::Int(3)),
     ];
     for (name, value) in cases {
@@ -608,4 +611,225 @@ fn the_augmented_hessian_matches_finite_differences() {
             }
         }
     }
+}
+
+/// [`Curved`] with bounds on both variables: `x0` in [0.2, 3], `x1` in [-2, inf).
+struct BoundedCurved;
+
+impl NlpProblem for BoundedCurved {
+    fn num_variables(&self) -> usize {
+        2
+    }
+    fn num_constraints(&self) -> usize {
+        2
+    }
+    fn variable_bounds(&self) -> (Vec<f64>, Vec<f64>) {
+        (vec![0.2, -2.0], vec![3.0, INF])
+    }
+    fn constraint_bounds(&self) -> (Vec<f64>, Vec<f64>) {
+        Curved.constraint_bounds()
+    }
+    fn objective(&self, x: &[f64]) -> f64 {
+        Curved.objective(x)
+    }
+    fn gradient(&self, x: &[f64], grad: &mut [f64]) {
+        Curved.gradient(x, grad)
+    }
+    fn constraints(&self, x: &[f64], g: &mut [f64]) {
+        Curved.constraints(x, g)
+    }
+    fn jacobian_structure(&self) -> Vec<(usize, usize)> {
+        Curved.jacobian_structure()
+    }
+    fn jacobian_values(&self, x: &[f64], values: &mut [f64]) {
+        Curved.jacobian_values(x, values)
+    }
+    fn hessian_structure(&self) -> Option<Vec<(usize, usize)>> {
+        Curved.hessian_structure()
+    }
+    fn hessian_values(&self, x: &[f64], sigma: f64, lambda: &[f64], values: &mut [f64]) {
+        Curved.hessian_values(x, sigma, lambda, values)
+    }
+}
+
+/// The barrier terms (two-sided, lower-only, upper-only and free variables) against
+/// central differences: value to gradient, gradient to Hessian diagonal.
+#[test]
+fn the_barrier_derivatives_match_finite_differences() {
+    let lower = [-1.0, 0.5, -INF, -INF];
+    let upper = [1.0, INF, 2.0, INF];
+    let barrier = barrier::Barrier::new(0.3, &lower, &upper).unwrap();
+    let x = [0.7, 0.6, 1.2, 5.0];
+    let mut grad = vec![0.0; 4];
+    barrier.add_gradient(&x, &mut grad);
+    let step = 1e-6;
+    for j in 0..4 {
+        let at = |t: f64| {
+            let mut y = x.to_vec();
+            y[j] += t;
+            y
+        };
+        let fd = (barrier.value(&at(step)) - barrier.value(&at(-step))) / (2.0 * step);
+        assert!(
+            (fd - grad[j]).abs() <= 1e-7 * grad[j].abs().max(1.0),
+            "gradient {j}: {} against {fd}",
+            grad[j]
+        );
+        let gradient_at = |y: &[f64]| {
+            let mut g = vec![0.0; 4];
+            barrier.add_gradient(y, &mut g);
+            g[j]
+        };
+        let fd = (gradient_at(&at(step)) - gradient_at(&at(-step))) / (2.0 * step);
+        let h = barrier.hessian_diagonal(&x, j);
+        assert!(
+            (fd - h).abs() <= 1e-6 * h.abs().max(1.0),
+            "Hessian {j}: {h} against {fd}"
+        );
+    }
+    assert_eq!(grad[3], 0.0, "a free variable has no barrier");
+    assert!(barrier.interior(&x));
+    assert!(
+        !barrier.interior(&[1.0, 0.6, 1.2, 5.0]),
+        "on a bound is not inside"
+    );
+    // Equal bounds, or none: no barrier.
+    assert!(barrier::Barrier::new(0.1, &[1.0, -INF], &[1.0, INF]).is_none());
+}
+
+/// The augmented Lagrangian of the barrier problem: its gradient and Hessian against
+/// central differences of its cost and gradient, and `+inf` outside the interior.
+#[test]
+fn the_barrier_subproblem_matches_finite_differences() {
+    use argmin::core::{CostFunction, Gradient, Hessian};
+    let nlp = subproblem::Nlp::new(&BoundedCurved);
+    let barrier = barrier::Barrier::new(0.05, &nlp.x_lower, &nlp.x_upper).unwrap();
+    let barred = nlp.with_barrier(barrier);
+    assert!(barred
+        .x_lower
+        .iter()
+        .chain(&barred.x_upper)
+        .all(|b| b.is_infinite()));
+    for (x, lambda) in [
+        (vec![1.1, 0.7], vec![0.3, 0.2]),
+        (vec![0.4, -0.9], vec![-0.5, 0.0]),
+    ] {
+        let al = subproblem::Subproblem::new(&barred, lambda, 3.0, None);
+        let g = al.gradient(&x).unwrap();
+        let h = al.hessian(&x).unwrap();
+        let step = 1e-6;
+        for j in 0..2 {
+            let at = |t: f64| {
+                let mut y = x.clone();
+                y[j] += t;
+                y
+            };
+            let fd = (al.cost(&at(step)).unwrap() - al.cost(&at(-step)).unwrap()) / (2.0 * step);
+            assert!(
+                (fd - g[j]).abs() <= 1e-6 * g[j].abs().max(1.0),
+                "at {x:?}: g[{j}] = {} against {fd}",
+                g[j]
+            );
+            let (plus, minus) = (
+                al.gradient(&at(step)).unwrap(),
+                al.gradient(&at(-step)).unwrap(),
+            );
+            for i in 0..2 {
+                let fd = (plus[i] - minus[i]) / (2.0 * step);
+                assert!(
+                    (fd - h[(i, j)]).abs() <= 1e-6 * h[(i, j)].abs().max(1.0),
+                    "at {x:?}: H[{i},{j}] = {} against {fd}",
+                    h[(i, j)]
+                );
+            }
+        }
+    }
+    let al = subproblem::Subproblem::new(&barred, vec![0.0; 2], 3.0, None);
+    assert!(
+        al.cost(&vec![0.2, 0.7]).unwrap().is_nan(),
+        "on a bound: not a finite cost"
+    );
+}
+
+fn barrier_path() -> SolveOptions {
+    SolveOptions {
+        raw: raw(&[("path", RawOptionValue::Str("barrier".into()))]),
+        ..SolveOptions::default()
+    }
+}
+
+/// Along the barrier path the solve ends where the direct one does: at a bound that binds,
+/// with an equality constraint (L-BFGS steps: the problem gives no Hessian; the conformance
+/// suite runs the path with Newton steps on HS071).
+#[test]
+fn the_barrier_path_reaches_the_optimum() {
+    // min (x0 - 2)^2 + (x1 + 3)^2 + x2^2, x in [-1, 1]^3, x0 + x1 + x2 = 0.5: x0 binds at 1.
+    let mut problem = Quadratic::new(&[2.0, -3.0, 0.0]);
+    problem.lower = vec![-1.0; 3];
+    problem.upper = vec![1.0; 3];
+    problem.rows = vec![vec![1.0; 3]];
+    problem.g_lower = vec![0.5];
+    problem.g_upper = vec![0.5];
+    let direct = solve(&problem, &SolveOptions::default());
+    let path = solve(&problem, &barrier_path());
+    assert_eq!(
+        path.status,
+        TerminationStatus::LocallyOptimal,
+        "{}",
+        path.raw_status
+    );
+    assert!(
+        path.raw_status.contains("barrier path"),
+        "{}",
+        path.raw_status
+    );
+    for (a, b) in direct.primal.iter().zip(&path.primal) {
+        assert!(
+            (a - b).abs() <= 1e-6,
+            "{:?} against {:?}",
+            direct.primal,
+            path.primal
+        );
+    }
+    assert!(
+        (path.primal[0] - 1.0).abs() <= 1e-9,
+        "x0 on its bound: {:?}",
+        path.primal
+    );
+    assert!(path.max_violation.unwrap() <= 1e-6);
+    assert!(stationarity_residual(&problem, &path) <= 1e-6);
+}
+
+/// The path's iterations count towards the limits: at a tiny iteration limit, or a spent
+/// time limit, the result is a point at the limit of the problem itself (no barrier).
+#[test]
+fn the_barrier_path_honours_the_limits() {
+    let mut problem = Quadratic::new(&[2.0, -3.0, 0.0]);
+    problem.lower = vec![-1.0; 3];
+    problem.upper = vec![1.0; 3];
+    let options = SolveOptions {
+        iteration_limit: Some(2),
+        ..barrier_path()
+    };
+    let result = solve(&problem, &options);
+    assert_eq!(
+        result.status,
+        TerminationStatus::FeasibleAtLimit(Limit::Iteration),
+        "{}",
+        result.raw_status
+    );
+    assert!(result.iterations <= 2, "{} iterations", result.iterations);
+    assert_eq!(result.primal.len(), 3);
+    let options = SolveOptions {
+        time_limit: Some(1e-9),
+        ..barrier_path()
+    };
+    let result = solve(&problem, &options);
+    assert_eq!(
+        result.status,
+        TerminationStatus::FeasibleAtLimit(Limit::Time),
+        "{}",
+        result.raw_status
+    );
+    assert_eq!(result.max_violation, Some(0.0));
 }
