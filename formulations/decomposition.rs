@@ -554,13 +554,32 @@ impl<'a> Restricted<'a> {
         }
     }
 
+    /// The subproblem of working set (`branches`, `leaves`) of `blocks` at the full point
+    /// `base`, with proximal coefficient `psi` (what [`solve`] builds for each step).
+    pub fn of(
+        full: &'a dyn NlpProblem,
+        blocks: &NodeBlocks,
+        branches: &[usize],
+        leaves: &[usize],
+        base: &[f64],
+        psi: f64,
+    ) -> Self {
+        let structure = Structure::of(full);
+        Self::new(full, &structure, blocks, branches, leaves, base, psi)
+    }
+
     /// The free variables' values in a full point.
-    fn local(&self, x: &[f64]) -> Vec<f64> {
+    pub fn local(&self, x: &[f64]) -> Vec<f64> {
         self.free.iter().map(|&v| x[v]).collect()
     }
 
+    /// The full indices of the free variables, in local order.
+    pub fn free(&self) -> &[usize] {
+        &self.free
+    }
+
     /// The full point with the free variables at `xl`.
-    fn full(&self, xl: &[f64]) -> Vec<f64> {
+    pub fn full(&self, xl: &[f64]) -> Vec<f64> {
         let mut x = self.base.clone();
         for (&v, &value) in self.free.iter().zip(xl) {
             x[v] = value;
@@ -602,7 +621,8 @@ impl NlpProblem for Restricted<'_> {
 
     fn gradient(&self, xl: &[f64], grad: &mut [f64]) {
         let mut g = vec![0.0; self.base.len()];
-        self.full.gradient(&self.full(xl), &mut g);
+        self.full
+            .gradient_among(&self.full(xl), &self.free_mask, &mut g);
         for (out, &v) in grad.iter_mut().zip(&self.free) {
             *out = g[v];
         }
@@ -625,7 +645,8 @@ impl NlpProblem for Restricted<'_> {
 
     fn jacobian_values(&self, xl: &[f64], values: &mut [f64]) {
         let mut all = vec![0.0; self.full_jacobian_len];
-        self.full.jacobian_values(&self.full(xl), &mut all);
+        self.full
+            .jacobian_values_among(&self.full(xl), &self.free_mask, &mut all);
         for (out, &at) in values.iter_mut().zip(&self.jacobian_pick) {
             *out = all[at];
         }

@@ -144,3 +144,103 @@ fn s_nb_dec_with_the_lbfgs_backend() {
         records[0].test_accuracy
     );
 }
+
+/// An L0glob problem (exponential approximation, rho) on 40 iris rows, depth 2, and a point
+/// inside the bounds.
+fn l0glob_iris() -> (
+    glassbox::formulations::l0tree::L0TreeConfig,
+    glassbox::formulations::l0tree::L0TreeProblem,
+    Vec<f64>,
+) {
+    use glassbox::data::{CsvOptions, MinMaxScaler, Table};
+    use glassbox::formulation::NlpClassifierFormulation;
+    use glassbox::formulations::l0tree::L0TreeConfig;
+    use glassbox::nlp::NlpProblem;
+    use rand::{Rng, SeedableRng};
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/datasets/iris.csv");
+    let data = Table::from_csv(&path, &CsvOptions::default())
+        .unwrap()
+        .encode_classification()
+        .unwrap();
+    let data = data.rows(&(0..150).step_by(3).collect::<Vec<_>>());
+    let x = std::sync::Arc::new(MinMaxScaler::fit(&data.x).transform(&data.x));
+    let config = L0TreeConfig {
+        depth: 2,
+        gamma: 32.0,
+        lambda_global: 0.5,
+        rho: vec![0.1],
+        ..Default::default()
+    };
+    let problem = config.problem(x, std::sync::Arc::new(data.y), 3).unwrap();
+    let (lower, upper) = problem.variable_bounds();
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(5);
+    let mut point = config.random_start(&problem, &mut rng);
+    for (v, (l, u)) in point.iter_mut().zip(lower.iter().zip(&upper)) {
+        *v = (*v + rng.random_range(-0.05..0.05)).clamp(l + 0.02, u - 0.02);
+    }
+    (config, problem, point)
+}
+
+/// Every S-NB-DEC subproblem of L0glob (one branch node, every leaf, beta): exact gradient,
+/// Jacobian and Hessian (only the free variables' parts are computed, with the fixed
+/// nodes' routing cached) against central differences, and its values equal bit for bit
+/// to those of a fresh problem, which computes every node's routing from scratch.
+#[test]
+fn cached_subproblems_are_exact() {
+    use glassbox::formulation::NlpClassifierFormulation;
+    use glassbox::formulations::decomposition::Restricted;
+    use glassbox::nlp::{check, NlpProblem};
+    let (config, problem, base) = l0glob_iris();
+    let blocks = config.node_blocks(&problem).unwrap();
+    let leaves: Vec<usize> = (0..blocks.leaves.len()).collect();
+    for t in 0..blocks.branches.len() {
+        let sub = Restricted::of(&problem, &blocks, &[t], &leaves, &base, 0.3);
+        let mut xl = sub.local(&base);
+        for (i, v) in xl.iter_mut().enumerate() {
+            *v += 0.01 * ((i % 5) as f64 - 2.0);
+        }
+        let (lower, upper) = sub.variable_bounds();
+        for (v, (l, u)) in xl.iter_mut().zip(lower.iter().zip(&upper)) {
+            *v = v.clamp(l + 0.01, u - 0.01);
+        }
+        let step = 1e-6 / config.gamma.sqrt();
+        let grad = check::gradient_error(&sub, &xl, step);
+        assert!(grad < 1e-5, "node {t}: gradient error {grad}");
+        let jac = check::jacobian_error(&sub, &xl, step);
+        assert!(jac < 1e-5, "node {t}: Jacobian error {jac}");
+        let m = sub.num_constraints();
+        let lambda: Vec<f64> = (0..m).map(|r| 0.5 - (r % 3) as f64 * 0.4).collect();
+        let hess = check::hessian_error(&sub, &xl, 1.3, &lambda, step).unwrap();
+        assert!(hess < 1e-4, "node {t}: Hessian error {hess}");
+
+        // The finite differences above moved only free variables, so `problem` now holds
+        // the fixed nodes' routing from earlier points; `fresh` has none.
+        let (_, fresh, _) = l0glob_iris();
+        let fresh_sub = Restricted::of(&fresh, &blocks, &[t], &leaves, &base, 0.3);
+        let values = |s: &Restricted| {
+            let mut g = vec![0.0; s.num_variables()];
+            s.gradient(&xl, &mut g);
+            let mut c = vec![0.0; m];
+            s.constraints(&xl, &mut c);
+            let mut j = vec![0.0; s.jacobian_structure().len()];
+            s.jacobian_values(&xl, &mut j);
+            let mut h = vec![0.0; s.hessian_structure().unwrap().len()];
+            s.hessian_values(&xl, 1.3, &lambda, &mut h);
+            (s.objective(&xl), g, c, j, h)
+        };
+        assert!(values(&sub) == values(&fresh_sub), "node {t}");
+        // And the free part of the full problem's gradient, computed for every node.
+        let (x, positions) = (sub.full(&xl), sub.free());
+        let mut full_grad = vec![0.0; problem.num_variables()];
+        fresh.gradient(&x, &mut full_grad);
+        let mut sub_grad = vec![0.0; sub.num_variables()];
+        Restricted::of(&fresh, &blocks, &[t], &leaves, &x, 0.0).gradient(&xl, &mut sub_grad);
+        for (&v, &g) in positions.iter().zip(&sub_grad) {
+            assert!(
+                (full_grad[v] - g).abs() <= 1e-12 * (1.0 + g.abs()),
+                "node {t}, variable {v}: {} vs {g}",
+                full_grad[v]
+            );
+        }
+    }
+}
