@@ -451,8 +451,12 @@ impl SorctProblem {
         }
         let mut q = vec![0.0; depth];
         let mut s = vec![0.0; depth];
+        // Leaves below no free branch node add nothing to the free blocks of h_z.
+        let leaves: Vec<usize> = (0..lay.leaves)
+            .filter(|&l| self.shape.path(l).iter().any(|&(t, _)| branch_free(t)))
+            .collect();
         for i in 0..n {
-            for l in 0..lay.leaves {
+            for &l in &leaves {
                 let path = self.shape.path(l);
                 f.path_factors(path, i, &mut q);
                 for (d, &(_, goes_left)) in path.iter().enumerate() {
