@@ -196,8 +196,11 @@ pub struct SorctProblem {
     hessian: HessianMap,
     cache: PointCache<Forward>,
     /// Per branch node, its last (a_t, mu_t) and routing columns (see [`BranchColumns`]).
-    branch_cache: Mutex<Vec<Option<(Vec<f64>, Arc<BranchColumns>)>>>,
+    branch_cache: Mutex<Vec<Option<CachedBranch>>>,
 }
+
+/// A branch node's (a_t, mu_t) and its routing columns there.
+type CachedBranch = (Vec<f64>, Arc<BranchColumns>);
 
 /// The routing of every row at one branch node: p_it, F'(z_it), F''(z_it) (length N each).
 /// A decomposition subproblem fixes every branch node but one, so between its evaluations
