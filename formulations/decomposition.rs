@@ -10,7 +10,10 @@
 //! constraints that involve a free variable (the others are constants). [`Restricted`] is
 //! that subproblem as an [`NlpProblem`], derived from the full problem's own evaluations
 //! (exact gradient and Hessian carried over, plus the proximal diagonal), then the solution
-//! is written back (21).
+//! is written back (21). Its evaluations ask the full problem only for the free variables'
+//! part (`gradient_among`, `jacobian_values_among`, `hessian_values_among`), and the tree
+//! formulations cache each fixed branch node's routing between evaluations (S-ORCT's
+//! `BranchColumns`), so a subproblem evaluation costs about its working set's share.
 //!
 //! Working-set rules: `single_branch` is S-NB-DEC (per macro-iteration every branch node
 //! once, in a seeded random order, W_B = {t}, W_L = all leaves); `alternating` is C-NB-DEC
