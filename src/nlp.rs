@@ -69,6 +69,12 @@ pub trait NlpProblem: Send + Sync {
     fn jacobian_values_among(&self, x: &[f64], _free: &[bool], values: &mut [f64]) {
         self.jacobian_values(x, values);
     }
+    /// Which constraints are linear (their Jacobian values do not depend on `x`), a mask of
+    /// length `m`. A decomposition subproblem turns a linear row with a single free
+    /// variable into a bound on that variable. The default claims none (always safe).
+    fn linear_constraints(&self) -> Vec<bool> {
+        vec![false; self.num_constraints()]
+    }
     /// A short name for logs and error messages.
     fn name(&self) -> String {
         "nlp".to_string()

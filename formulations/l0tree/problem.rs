@@ -273,6 +273,15 @@ impl L0TreeProblem {
 }
 
 impl NlpProblem for L0TreeProblem {
+    /// The inner problem's linear rows, then the sign rows (linear); the P_il rows are not.
+    fn linear_constraints(&self) -> Vec<bool> {
+        let mut mask = self.inner.linear_constraints();
+        mask.resize(self.inner_rows, false);
+        mask.resize(self.first_reach_row(), true);
+        mask.resize(self.num_constraints(), false);
+        mask
+    }
+
     fn num_variables(&self) -> usize {
         self.layout.n
     }

@@ -804,6 +804,12 @@ fn hessian_map(lay: &Layout, shape: &TreeShape) -> HessianMap {
 }
 
 impl NlpProblem for SorctProblem {
+    /// (10), (11) and the beta rows are linear; the rho rows (8) are not.
+    fn linear_constraints(&self) -> Vec<bool> {
+        let linear = self.linear_rows();
+        (0..self.num_constraints()).map(|r| r < linear).collect()
+    }
+
     fn num_variables(&self) -> usize {
         self.layout.n
     }
