@@ -10,7 +10,18 @@
 //! constraints that involve a free variable (the others are constants). [`Restricted`] is
 //! that subproblem as an [`NlpProblem`], derived from the full problem's own evaluations
 //! (exact gradient and Hessian carried over, plus the proximal diagonal), then the solution
-//! is written back (21).
+//! is written back (21). Its evaluations ask the full problem only for the free variables'
+//! part (`gradient_among`, `jacobian_values_among`, `hessian_values_among`), and the tree
+//! formulations cache each fixed branch node's routing between evaluations (S-ORCT's
+//! `BranchColumns`), so a subproblem evaluation costs about its working set's share.
+//! A linear row with a single free variable (`NlpProblem::linear_constraints`; in l0tree
+//! and S-ORCT the fixed nodes' sign rows beta_j >= +-a_jt, since beta is always free)
+//! becomes that variable's bound, tightened to the strongest one implied (beta_j >=
+//! max over the fixed nodes of |a_jt|): the same subproblem with a KKT system of about the
+//! working set's size. This is done generically for any declared-linear row and any
+//! nonzero coefficient, not for the sign rows by name. With `warm_start_duals`, such a
+//! row's multiplier is not updated by the subproblem (its bound's multiplier is stored as
+//! the variable's bound multiplier): only a starting guess.
 //!
 //! Working-set rules: `single_branch` is S-NB-DEC (per macro-iteration every branch node
 //! once, in a seeded random order, W_B = {t}, W_L = all leaves); `alternating` is C-NB-DEC
@@ -404,10 +415,16 @@ pub fn max_violation(problem: &dyn NlpProblem, x: &[f64]) -> f64 {
     bounds.chain(rows).fold(0.0, f64::max)
 }
 
-/// The full problem's sparsity structures, read once per run.
+/// The values of the variables `vars` in a full vector.
+fn local_of(vars: &[usize], x: &[f64]) -> Vec<f64> {
+    vars.iter().map(|&v| x[v]).collect()
+}
+
+/// The full problem's sparsity structures and linear rows, read once per run.
 struct Structure {
     jacobian: Vec<(usize, usize)>,
     hessian: Option<Vec<(usize, usize)>>,
+    linear: Vec<bool>,
 }
 
 impl Structure {
@@ -415,6 +432,7 @@ impl Structure {
         Structure {
             jacobian: problem.jacobian_structure(),
             hessian: problem.hessian_structure(),
+            linear: problem.linear_constraints(),
         }
     }
 }
@@ -429,8 +447,12 @@ pub struct Restricted<'a> {
     /// (local index, current value) of the proximal variables.
     proximal: Vec<(usize, f64)>,
     psi: f64,
-    /// Full indices of the constraints kept (those with a free variable).
+    /// Full indices of the constraints kept (those with a free variable, except the linear
+    /// ones with a single free variable, which are bounds here).
     rows: Vec<usize>,
+    /// Bounds of the free variables: the full problem's, tightened by those rows.
+    lower: Vec<f64>,
+    upper: Vec<f64>,
     jacobian: Vec<(usize, usize)>,
     /// Position of each kept Jacobian entry in the full Jacobian's values.
     jacobian_pick: Vec<usize>,
@@ -488,16 +510,57 @@ impl<'a> Restricted<'a> {
             proximal_vars.iter().map(|&v| (local[v], base[v])).collect();
 
         let m = full.num_constraints();
-        let mut row_local = vec![usize::MAX; m];
-        let mut rows = Vec::new();
+        let free_mask: Vec<bool> = local.iter().map(|&l| l != usize::MAX).collect();
+        // Each row's free columns: NONE, the single one, or MANY.
+        const NONE: usize = usize::MAX;
+        const MANY: usize = usize::MAX - 1;
+        let mut single = vec![NONE; m];
         for &(r, c) in &structure.jacobian {
-            if local[c] != usize::MAX && row_local[r] == usize::MAX {
-                row_local[r] = 0;
+            if free_mask[c] {
+                single[r] = match single[r] {
+                    NONE => c,
+                    s if s == c => c,
+                    _ => MANY,
+                };
             }
         }
-        for (r, slot) in row_local.iter_mut().enumerate() {
-            if *slot == 0 {
-                *slot = rows.len();
+        let (full_lower, full_upper) = full.variable_bounds();
+        let (mut lower, mut upper) = (local_of(&free, &full_lower), local_of(&free, &full_upper));
+        let mut as_bound = vec![false; m];
+        if (0..m).any(|r| structure.linear[r] && single[r] < MANY) {
+            // A linear row with one free variable v is coef v + rest with rest constant
+            // (here: a fixed node's sign row beta_j -+ a_jt >= 0), so gl <= row <= gu is the
+            // bound (gl - rest) / coef <= v <= (gu - rest) / coef (swapped when coef < 0):
+            // the same feasible set without a row in the KKT system.
+            let mut g = vec![0.0; m];
+            full.constraints(base, &mut g);
+            let mut values = vec![0.0; structure.jacobian.len()];
+            full.jacobian_values_among(base, &free_mask, &mut values);
+            let mut coef = vec![0.0; m];
+            for (&(r, c), &value) in structure.jacobian.iter().zip(&values) {
+                if free_mask[c] {
+                    coef[r] += value;
+                }
+            }
+            let (gl, gu) = full.constraint_bounds();
+            for r in 0..m {
+                let (v, a) = (single[r], coef[r]);
+                if !(structure.linear[r] && v < MANY && a != 0.0 && a.is_finite()) {
+                    continue;
+                }
+                let rest = g[r] - a * base[v];
+                let (lo, hi) = ((gl[r] - rest) / a, (gu[r] - rest) / a);
+                let (lo, hi) = if a > 0.0 { (lo, hi) } else { (hi, lo) };
+                lower[local[v]] = lower[local[v]].max(lo);
+                upper[local[v]] = upper[local[v]].min(hi);
+                as_bound[r] = true;
+            }
+        }
+        let mut row_local = vec![usize::MAX; m];
+        let mut rows = Vec::new();
+        for r in 0..m {
+            if single[r] != NONE && !as_bound[r] {
+                row_local[r] = rows.len();
                 rows.push(r);
             }
         }
@@ -543,6 +606,8 @@ impl<'a> Restricted<'a> {
             proximal,
             psi,
             rows,
+            lower,
+            upper,
             jacobian,
             jacobian_pick,
             full_jacobian_len: structure.jacobian.len(),
@@ -550,17 +615,36 @@ impl<'a> Restricted<'a> {
             hessian_pick,
             full_hessian_len,
             proximal_at,
-            free_mask: local.iter().map(|&l| l != usize::MAX).collect(),
+            free_mask,
         }
     }
 
+    /// The subproblem of working set (`branches`, `leaves`) of `blocks` at the full point
+    /// `base`, with proximal coefficient `psi` (what [`solve`] builds for each step).
+    pub fn of(
+        full: &'a dyn NlpProblem,
+        blocks: &NodeBlocks,
+        branches: &[usize],
+        leaves: &[usize],
+        base: &[f64],
+        psi: f64,
+    ) -> Self {
+        let structure = Structure::of(full);
+        Self::new(full, &structure, blocks, branches, leaves, base, psi)
+    }
+
     /// The free variables' values in a full point.
-    fn local(&self, x: &[f64]) -> Vec<f64> {
-        self.free.iter().map(|&v| x[v]).collect()
+    pub fn local(&self, x: &[f64]) -> Vec<f64> {
+        local_of(&self.free, x)
+    }
+
+    /// The full indices of the free variables, in local order.
+    pub fn free(&self) -> &[usize] {
+        &self.free
     }
 
     /// The full point with the free variables at `xl`.
-    fn full(&self, xl: &[f64]) -> Vec<f64> {
+    pub fn full(&self, xl: &[f64]) -> Vec<f64> {
         let mut x = self.base.clone();
         for (&v, &value) in self.free.iter().zip(xl) {
             x[v] = value;
@@ -579,8 +663,7 @@ impl NlpProblem for Restricted<'_> {
     }
 
     fn variable_bounds(&self) -> (Vec<f64>, Vec<f64>) {
-        let (l, u) = self.full.variable_bounds();
-        (self.local(&l), self.local(&u))
+        (self.lower.clone(), self.upper.clone())
     }
 
     fn constraint_bounds(&self) -> (Vec<f64>, Vec<f64>) {
@@ -602,7 +685,8 @@ impl NlpProblem for Restricted<'_> {
 
     fn gradient(&self, xl: &[f64], grad: &mut [f64]) {
         let mut g = vec![0.0; self.base.len()];
-        self.full.gradient(&self.full(xl), &mut g);
+        self.full
+            .gradient_among(&self.full(xl), &self.free_mask, &mut g);
         for (out, &v) in grad.iter_mut().zip(&self.free) {
             *out = g[v];
         }
@@ -625,7 +709,8 @@ impl NlpProblem for Restricted<'_> {
 
     fn jacobian_values(&self, xl: &[f64], values: &mut [f64]) {
         let mut all = vec![0.0; self.full_jacobian_len];
-        self.full.jacobian_values(&self.full(xl), &mut all);
+        self.full
+            .jacobian_values_among(&self.full(xl), &self.free_mask, &mut all);
         for (out, &at) in values.iter_mut().zip(&self.jacobian_pick) {
             *out = all[at];
         }
@@ -750,6 +835,60 @@ mod tests {
         // The proximal term is zero at the current point and the full objective there.
         assert!((sub.objective(&[0.3, -0.7]) - Coupled.objective(&base)).abs() < 1e-12);
         assert_eq!(sub.full(&xl), vec![0.5, 0.2, 1.9]);
+    }
+
+    /// Coupled's objective with linear rows x0 - 2 x1 in [1, 4] and x2 in [-5, 5], declared.
+    struct LinearRows;
+
+    impl NlpProblem for LinearRows {
+        fn num_variables(&self) -> usize {
+            3
+        }
+        fn num_constraints(&self) -> usize {
+            2
+        }
+        fn variable_bounds(&self) -> (Vec<f64>, Vec<f64>) {
+            Coupled.variable_bounds()
+        }
+        fn constraint_bounds(&self) -> (Vec<f64>, Vec<f64>) {
+            (vec![1.0, -5.0], vec![4.0, 5.0])
+        }
+        fn objective(&self, x: &[f64]) -> f64 {
+            Coupled.objective(x)
+        }
+        fn gradient(&self, x: &[f64], g: &mut [f64]) {
+            Coupled.gradient(x, g)
+        }
+        fn constraints(&self, x: &[f64], g: &mut [f64]) {
+            g[0] = x[0] - 2.0 * x[1];
+            g[1] = x[2];
+        }
+        fn jacobian_structure(&self) -> Vec<(usize, usize)> {
+            // x1's entry twice (a structure may repeat an entry; values add up).
+            vec![(0, 0), (0, 1), (0, 1), (1, 2)]
+        }
+        fn jacobian_values(&self, _x: &[f64], v: &mut [f64]) {
+            v.copy_from_slice(&[1.0, -1.0, -1.0, 1.0]);
+        }
+        fn linear_constraints(&self) -> Vec<bool> {
+            vec![true, true]
+        }
+    }
+
+    #[test]
+    fn linear_rows_with_one_free_variable_become_bounds() {
+        let structure = Structure::of(&LinearRows);
+        let base = [0.3, -0.7, 1.9];
+        // Only x1 free: row 0 is 0.3 - 2 x1 in [1, 4], i.e. x1 in [-1.85, -0.35].
+        let sub = Restricted::new(&LinearRows, &structure, &blocks(), &[], &[0], &base, 0.0);
+        assert_eq!((sub.free.clone(), sub.rows.clone()), (vec![1], vec![]));
+        let (l, u) = sub.variable_bounds();
+        assert!((l[0] + 1.85).abs() < 1e-12 && (u[0] + 0.35).abs() < 1e-12);
+        assert!(sub.jacobian_structure().is_empty());
+        // x0 and x1 free: row 0 has two free variables and stays a row.
+        let sub = Restricted::new(&LinearRows, &structure, &blocks(), &[0], &[0], &base, 0.0);
+        assert_eq!(sub.rows, vec![0]);
+        assert_eq!(sub.variable_bounds(), (vec![-5.0; 2], vec![5.0; 2]));
     }
 
     #[test]

@@ -58,6 +58,23 @@ pub trait NlpProblem: Send + Sync {
     ) {
         self.hessian_values(x, obj_factor, lambda, values);
     }
+    /// The gradient entries of the `free` variables (a mask of length `n`); the others may
+    /// be left at any value (a decomposition subproblem never reads them). Problems
+    /// override it to skip the fixed variables' work; the default computes everything.
+    fn gradient_among(&self, x: &[f64], _free: &[bool], grad: &mut [f64]) {
+        self.gradient(x, grad);
+    }
+    /// The Jacobian entries of [`NlpProblem::jacobian_values`] in the columns of the `free`
+    /// variables; the others may be left at any value. The default computes everything.
+    fn jacobian_values_among(&self, x: &[f64], _free: &[bool], values: &mut [f64]) {
+        self.jacobian_values(x, values);
+    }
+    /// Which constraints are linear (their Jacobian values do not depend on `x`), a mask of
+    /// length `m`. A decomposition subproblem turns a linear row with a single free
+    /// variable into a bound on that variable. The default claims none (always safe).
+    fn linear_constraints(&self) -> Vec<bool> {
+        vec![false; self.num_constraints()]
+    }
     /// A short name for logs and error messages.
     fn name(&self) -> String {
         "nlp".to_string()

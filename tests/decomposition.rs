@@ -144,3 +144,234 @@ fn s_nb_dec_with_the_lbfgs_backend() {
         records[0].test_accuracy
     );
 }
+
+/// An L0glob problem (exponential approximation, rho) on 40 iris rows, depth 2, and a point
+/// inside the bounds.
+fn l0glob_iris() -> (
+    glassbox::formulations::l0tree::L0TreeConfig,
+    glassbox::formulations::l0tree::L0TreeProblem,
+    Vec<f64>,
+) {
+    use glassbox::data::{CsvOptions, MinMaxScaler, Table};
+    use glassbox::formulation::NlpClassifierFormulation;
+    use glassbox::formulations::l0tree::L0TreeConfig;
+    use glassbox::nlp::NlpProblem;
+    use rand::{Rng, SeedableRng};
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/datasets/iris.csv");
+    let data = Table::from_csv(&path, &CsvOptions::default())
+        .unwrap()
+        .encode_classification()
+        .unwrap();
+    let data = data.rows(&(0..150).step_by(3).collect::<Vec<_>>());
+    let x = std::sync::Arc::new(MinMaxScaler::fit(&data.x).transform(&data.x));
+    let config = L0TreeConfig {
+        depth: 2,
+        gamma: 32.0,
+        lambda_global: 0.5,
+        rho: vec![0.1],
+        ..Default::default()
+    };
+    let problem = config.problem(x, std::sync::Arc::new(data.y), 3).unwrap();
+    let (lower, upper) = problem.variable_bounds();
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(5);
+    let mut point = config.random_start(&problem, &mut rng);
+    for (v, (l, u)) in point.iter_mut().zip(lower.iter().zip(&upper)) {
+        *v = (*v + rng.random_range(-0.05..0.05)).clamp(l + 0.02, u - 0.02);
+    }
+    (config, problem, point)
+}
+
+/// Every S-NB-DEC subproblem of L0glob (one branch node, every leaf, beta): exact gradient,
+/// Jacobian and Hessian (only the free variables' parts are computed, with the fixed
+/// nodes' routing cached) against central differences, and its values equal bit for bit
+/// to those of a fresh problem, which computes every node's routing from scratch.
+#[test]
+fn cached_subproblems_are_exact() {
+    use glassbox::formulation::NlpClassifierFormulation;
+    use glassbox::formulations::decomposition::Restricted;
+    use glassbox::nlp::{check, NlpProblem};
+    let (config, problem, base) = l0glob_iris();
+    let blocks = config.node_blocks(&problem).unwrap();
+    let leaves: Vec<usize> = (0..blocks.leaves.len()).collect();
+    for t in 0..blocks.branches.len() {
+        let sub = Restricted::of(&problem, &blocks, &[t], &leaves, &base, 0.3);
+        let mut xl = sub.local(&base);
+        for (i, v) in xl.iter_mut().enumerate() {
+            *v += 0.01 * ((i % 5) as f64 - 2.0);
+        }
+        let (lower, upper) = sub.variable_bounds();
+        for (v, (l, u)) in xl.iter_mut().zip(lower.iter().zip(&upper)) {
+            // Inside the bounds where there is room (a fixed node's |a_jt| near 1 leaves
+            // beta_j almost none); clamp would panic there.
+            *v = if u - l > 0.02 {
+                v.clamp(l + 0.01, u - 0.01)
+            } else {
+                0.5 * (l + u)
+            };
+        }
+        let step = 1e-6 / config.gamma.sqrt();
+        let grad = check::gradient_error(&sub, &xl, step);
+        assert!(grad < 1e-5, "node {t}: gradient error {grad}");
+        let jac = check::jacobian_error(&sub, &xl, step);
+        assert!(jac < 1e-5, "node {t}: Jacobian error {jac}");
+        let m = sub.num_constraints();
+        let lambda: Vec<f64> = (0..m).map(|r| 0.5 - (r % 3) as f64 * 0.4).collect();
+        let hess = check::hessian_error(&sub, &xl, 1.3, &lambda, step).unwrap();
+        assert!(hess < 1e-4, "node {t}: Hessian error {hess}");
+
+        // The finite differences above moved only free variables, so `problem` now holds
+        // the fixed nodes' routing from earlier points; `fresh` has none.
+        let (_, fresh, _) = l0glob_iris();
+        let fresh_sub = Restricted::of(&fresh, &blocks, &[t], &leaves, &base, 0.3);
+        let values = |s: &Restricted| {
+            let mut g = vec![0.0; s.num_variables()];
+            s.gradient(&xl, &mut g);
+            let mut c = vec![0.0; m];
+            s.constraints(&xl, &mut c);
+            let mut j = vec![0.0; s.jacobian_structure().len()];
+            s.jacobian_values(&xl, &mut j);
+            let mut h = vec![0.0; s.hessian_structure().unwrap().len()];
+            s.hessian_values(&xl, 1.3, &lambda, &mut h);
+            (s.objective(&xl), g, c, j, h)
+        };
+        assert!(values(&sub) == values(&fresh_sub), "node {t}");
+        // And the free part of the full problem's gradient, computed for every node.
+        let (x, positions) = (sub.full(&xl), sub.free());
+        let mut full_grad = vec![0.0; problem.num_variables()];
+        fresh.gradient(&x, &mut full_grad);
+        let mut sub_grad = vec![0.0; sub.num_variables()];
+        Restricted::of(&fresh, &blocks, &[t], &leaves, &x, 0.0).gradient(&xl, &mut sub_grad);
+        for (&v, &g) in positions.iter().zip(&sub_grad) {
+            assert!(
+                (full_grad[v] - g).abs() <= 1e-12 * (1.0 + g.abs()),
+                "node {t}, variable {v}: {} vs {g}",
+                full_grad[v]
+            );
+        }
+    }
+}
+
+/// The full problem without its linear-row declaration, so that its subproblems keep every
+/// row with a free variable as a row (what they did before rows became bounds).
+struct RowsKept<'a>(&'a dyn glassbox::nlp::NlpProblem);
+
+impl glassbox::nlp::NlpProblem for RowsKept<'_> {
+    fn num_variables(&self) -> usize {
+        self.0.num_variables()
+    }
+    fn num_constraints(&self) -> usize {
+        self.0.num_constraints()
+    }
+    fn variable_bounds(&self) -> (Vec<f64>, Vec<f64>) {
+        self.0.variable_bounds()
+    }
+    fn constraint_bounds(&self) -> (Vec<f64>, Vec<f64>) {
+        self.0.constraint_bounds()
+    }
+    fn objective(&self, x: &[f64]) -> f64 {
+        self.0.objective(x)
+    }
+    fn gradient(&self, x: &[f64], grad: &mut [f64]) {
+        self.0.gradient(x, grad)
+    }
+    fn gradient_among(&self, x: &[f64], free: &[bool], grad: &mut [f64]) {
+        self.0.gradient_among(x, free, grad)
+    }
+    fn constraints(&self, x: &[f64], g: &mut [f64]) {
+        self.0.constraints(x, g)
+    }
+    fn jacobian_structure(&self) -> Vec<(usize, usize)> {
+        self.0.jacobian_structure()
+    }
+    fn jacobian_values(&self, x: &[f64], values: &mut [f64]) {
+        self.0.jacobian_values(x, values)
+    }
+    fn jacobian_values_among(&self, x: &[f64], free: &[bool], values: &mut [f64]) {
+        self.0.jacobian_values_among(x, free, values)
+    }
+    fn hessian_structure(&self) -> Option<Vec<(usize, usize)>> {
+        self.0.hessian_structure()
+    }
+    fn hessian_values(&self, x: &[f64], s: f64, lambda: &[f64], values: &mut [f64]) {
+        self.0.hessian_values(x, s, lambda, values)
+    }
+    fn hessian_values_among(
+        &self,
+        x: &[f64],
+        s: f64,
+        lambda: &[f64],
+        free: &[bool],
+        values: &mut [f64],
+    ) {
+        self.0.hessian_values_among(x, s, lambda, free, values)
+    }
+}
+
+/// An L0glob subproblem turns the fixed nodes' sign rows beta_j >= +-a_jt into bounds on
+/// beta_j (max over the fixed nodes of |a_jt|): fewer rows, the same optimum (IPOPT to
+/// convergence on both forms from the same point) and derivatives still exact.
+#[cfg(feature = "ipopt")]
+#[test]
+fn fixed_sign_rows_become_bounds_with_the_same_optimum() {
+    use glassbox::formulation::NlpClassifierFormulation;
+    use glassbox::formulations::decomposition::Restricted;
+    use glassbox::nlp::{check, NlpProblem};
+    use glassbox::{NlpSolver, SolveOptions, WarmStart};
+    let (config, problem, base) = l0glob_iris();
+    let blocks = config.node_blocks(&problem).unwrap();
+    let leaves: Vec<usize> = (0..blocks.leaves.len()).collect();
+    let kept = RowsKept(&problem);
+    // The rows declared linear (the inner S-ORCT's (10), (11), then the sign rows) have the
+    // same Jacobian values at two different points.
+    let linear = problem.linear_constraints();
+    assert_eq!(linear.iter().filter(|&&l| l).count(), 3 + 4 + 2 * 4 * 3);
+    let structure = problem.jacobian_structure();
+    let moved: Vec<f64> = base.iter().map(|v| 0.9 * v + 0.03).collect();
+    let (mut at_base, mut at_moved) = (vec![0.0; structure.len()], vec![0.0; structure.len()]);
+    problem.jacobian_values(&base, &mut at_base);
+    problem.jacobian_values(&moved, &mut at_moved);
+    for (k, &(r, _)) in structure.iter().enumerate() {
+        assert!(
+            !linear[r] || at_base[k] == at_moved[k],
+            "row {r} is not linear"
+        );
+    }
+    let p = 4; // iris features
+    let others = blocks.branches.len() - 1;
+    for t in 0..blocks.branches.len() {
+        let bounded = Restricted::of(&problem, &blocks, &[t], &leaves, &base, 0.3);
+        let rows = Restricted::of(&kept, &blocks, &[t], &leaves, &base, 0.3);
+        assert_eq!(bounded.free(), rows.free());
+        assert_eq!(
+            rows.num_constraints() - bounded.num_constraints(),
+            2 * p * others,
+            "node {t}: every fixed node's 2p sign rows become bounds"
+        );
+        let xl = bounded.local(&base);
+        let step = 1e-6 / config.gamma.sqrt();
+        assert!(check::gradient_error(&bounded, &xl, step) < 1e-5);
+        assert!(check::jacobian_error(&bounded, &xl, step) < 1e-5);
+        let lambda = vec![0.7; bounded.num_constraints()];
+        assert!(check::hessian_error(&bounded, &xl, 1.3, &lambda, step).unwrap() < 1e-4);
+
+        let options = SolveOptions {
+            tolerance: Some(1e-10),
+            warm_start: Some(WarmStart::primal(xl.clone())),
+            ..Default::default()
+        };
+        let solver = glassbox::solvers::ipopt::IpoptSolver;
+        let a = solver.solve(&bounded, &options).unwrap();
+        let b = solver.solve(&rows, &options).unwrap();
+        let (fa, fb) = (a.objective.unwrap(), b.objective.unwrap());
+        assert!(
+            (fa - fb).abs() <= 1e-6 * (1.0 + fb.abs()),
+            "node {t}: optimum {fa} with bounds vs {fb} with rows ({:?} / {:?})",
+            a.status,
+            b.status
+        );
+        // The bounded optimum is feasible for the full problem's rows.
+        let x = bounded.full(&a.primal);
+        let violation = glassbox::formulations::decomposition::max_violation(&problem, &x);
+        assert!(violation < 1e-6, "node {t}: violation {violation}");
+    }
+}

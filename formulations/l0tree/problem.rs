@@ -273,6 +273,15 @@ impl L0TreeProblem {
 }
 
 impl NlpProblem for L0TreeProblem {
+    /// The inner problem's linear rows, then the sign rows (linear); the P_il rows are not.
+    fn linear_constraints(&self) -> Vec<bool> {
+        let mut mask = self.inner.linear_constraints();
+        mask.resize(self.inner_rows, false);
+        mask.resize(self.first_reach_row(), true);
+        mask.resize(self.num_constraints(), false);
+        mask
+    }
+
     fn num_variables(&self) -> usize {
         self.layout.n
     }
@@ -309,36 +318,15 @@ impl NlpProblem for L0TreeProblem {
     }
 
     fn gradient(&self, x: &[f64], grad: &mut [f64]) {
-        let ni = self.layout.inner;
-        grad.fill(0.0);
-        let s = self.loss_scale;
-        match self.layout.reach {
-            None => {
-                // The inner problem has no penalties: its gradient is the mean loss's.
-                self.inner.gradient(&x[..ni], &mut grad[..ni]);
-                grad[..ni].iter_mut().for_each(|g| *g *= s);
-            }
-            Some(_) => {
-                let lay = &self.inner.layout;
-                let w = self.inner.objective_weights();
-                for i in 0..self.n_rows() {
-                    for l in 0..lay.leaves {
-                        let r = self.reach_index(i, l).unwrap_or(0);
-                        let mut cost = 0.0;
-                        for k in 0..lay.classes {
-                            cost += w[(i, k)] * x[lay.c(k, l)];
-                            grad[lay.c(k, l)] += s * w[(i, k)] * x[r];
-                        }
-                        grad[r] = s * cost;
-                    }
-                }
-            }
-        }
-        for (range, lambda) in self.penalized() {
-            for v in range {
-                grad[v] += lambda * self.concave.d1(x[v]);
-            }
-        }
+        self.gradient_for(x, None, grad);
+    }
+
+    fn gradient_among(&self, x: &[f64], free: &[bool], grad: &mut [f64]) {
+        self.gradient_for(x, Some(free), grad);
+    }
+
+    fn jacobian_values_among(&self, x: &[f64], free: &[bool], values: &mut [f64]) {
+        self.jacobian_for(x, Some(free), values);
     }
 
     fn constraints(&self, x: &[f64], g: &mut [f64]) {
@@ -391,40 +379,7 @@ impl NlpProblem for L0TreeProblem {
     }
 
     fn jacobian_values(&self, x: &[f64], values: &mut [f64]) {
-        let ni = self.layout.inner;
-        let inner_len = self.inner.jacobian_structure().len();
-        self.inner
-            .jacobian_values(&x[..ni], &mut values[..inner_len]);
-        let mut at = inner_len;
-        let sign_entries = 2 * (self.first_reach_row() - self.inner_rows);
-        for chunk in values[at..at + sign_entries].chunks_mut(4) {
-            chunk.copy_from_slice(&[1.0, -1.0, 1.0, 1.0]);
-        }
-        at += sign_entries;
-        if self.layout.reach.is_some() {
-            let lay = &self.inner.layout;
-            let depth = self.inner.shape.depth();
-            let f = self.inner.forward(&x[..ni]);
-            let e = self.inner.path_derivatives(&f);
-            let xs = &*self.inner.x;
-            let p = lay.p as f64;
-            for i in 0..self.n_rows() {
-                for l in 0..lay.leaves {
-                    values[at] = 1.0;
-                    at += 1;
-                    for d in 0..depth {
-                        // d(-P_il)/da_jt = -dP/dz x_ij / p; d(-P_il)/dmu_t = +dP/dz.
-                        let de = e[(i, l * depth + d)];
-                        for j in 0..lay.p {
-                            values[at] = -de * xs[(i, j)] / p;
-                            at += 1;
-                        }
-                        values[at] = de;
-                        at += 1;
-                    }
-                }
-            }
-        }
+        self.jacobian_for(x, None, values);
     }
 
     fn hessian_structure(&self) -> Option<Vec<(usize, usize)>> {
@@ -465,6 +420,93 @@ impl NlpProblem for L0TreeProblem {
 }
 
 impl L0TreeProblem {
+    /// The gradient (with `free`, the mask of a decomposition subproblem, the fixed
+    /// variables' entries may be left at any value).
+    fn gradient_for(&self, x: &[f64], free: Option<&[bool]>, grad: &mut [f64]) {
+        let ni = self.layout.inner;
+        grad.fill(0.0);
+        let s = self.loss_scale;
+        match self.layout.reach {
+            None => {
+                // The inner problem has no penalties: its gradient is the mean loss's.
+                match free {
+                    Some(free) => self
+                        .inner
+                        .gradient_among(&x[..ni], &free[..ni], &mut grad[..ni]),
+                    None => self.inner.gradient(&x[..ni], &mut grad[..ni]),
+                }
+
+                grad[..ni].iter_mut().for_each(|g| *g *= s);
+            }
+            Some(_) => {
+                let lay = &self.inner.layout;
+                let w = self.inner.objective_weights();
+                for i in 0..self.n_rows() {
+                    for l in 0..lay.leaves {
+                        let r = self.reach_index(i, l).unwrap_or(0);
+                        let mut cost = 0.0;
+                        for k in 0..lay.classes {
+                            cost += w[(i, k)] * x[lay.c(k, l)];
+                            grad[lay.c(k, l)] += s * w[(i, k)] * x[r];
+                        }
+                        grad[r] = s * cost;
+                    }
+                }
+            }
+        }
+        for (range, lambda) in self.penalized() {
+            for v in range {
+                grad[v] += lambda * self.concave.d1(x[v]);
+            }
+        }
+    }
+
+    /// The Jacobian values (with `free`, the entries in fixed variables' columns may be
+    /// left at any value).
+    fn jacobian_for(&self, x: &[f64], free: Option<&[bool]>, values: &mut [f64]) {
+        let ni = self.layout.inner;
+        let inner_len = self.inner.jacobian_structure().len();
+        match free {
+            Some(free) => {
+                self.inner
+                    .jacobian_values_among(&x[..ni], &free[..ni], &mut values[..inner_len])
+            }
+            None => self
+                .inner
+                .jacobian_values(&x[..ni], &mut values[..inner_len]),
+        }
+        let mut at = inner_len;
+        let sign_entries = 2 * (self.first_reach_row() - self.inner_rows);
+        for chunk in values[at..at + sign_entries].chunks_mut(4) {
+            chunk.copy_from_slice(&[1.0, -1.0, 1.0, 1.0]);
+        }
+        at += sign_entries;
+        if self.layout.reach.is_some() {
+            let lay = &self.inner.layout;
+            let depth = self.inner.shape.depth();
+            let f = self.inner.forward(&x[..ni]);
+            let e = self.inner.path_derivatives(&f);
+            let xs = &*self.inner.x;
+            let p = lay.p as f64;
+            for i in 0..self.n_rows() {
+                for l in 0..lay.leaves {
+                    values[at] = 1.0;
+                    at += 1;
+                    for d in 0..depth {
+                        // d(-P_il)/da_jt = -dP/dz x_ij / p; d(-P_il)/dmu_t = +dP/dz.
+                        let de = e[(i, l * depth + d)];
+                        for j in 0..lay.p {
+                            values[at] = -de * xs[(i, j)] / p;
+                            at += 1;
+                        }
+                        values[at] = de;
+                        at += 1;
+                    }
+                }
+            }
+        }
+    }
+
     /// The Hessian of the Lagrangian (among the `free` variables only, if given).
     fn hessian(
         &self,

@@ -25,8 +25,8 @@
 use super::SorctParams;
 use crate::nlp::{NlpProblem, PointCache};
 use crate::tree::TreeShape;
-use nalgebra::DMatrix;
-use std::sync::Arc;
+use nalgebra::{DMatrix, DVector};
+use std::sync::{Arc, Mutex};
 
 /// Where each group of variables starts in the NLP's variable vector.
 #[derive(Clone, Debug)]
@@ -195,6 +195,23 @@ pub struct SorctProblem {
     members: Vec<Vec<usize>>,
     hessian: HessianMap,
     cache: PointCache<Forward>,
+    /// Per branch node, its last (a_t, mu_t) and routing columns (see [`BranchColumns`]).
+    branch_cache: Mutex<Vec<Option<CachedBranch>>>,
+}
+
+/// A branch node's (a_t, mu_t) and its routing columns there.
+type CachedBranch = (Vec<f64>, Arc<BranchColumns>);
+
+/// The routing of every row at one branch node: p_it, F'(z_it), F''(z_it) (length N each).
+/// A decomposition subproblem fixes every branch node but one, so between its evaluations
+/// these columns of the fixed nodes do not change: [`SorctProblem::forward`] keeps the last
+/// columns of each node keyed by the node's exact (a_t, mu_t) and recomputes only the nodes
+/// whose variables moved. Each column is always computed the same way (its own
+/// matrix-vector product), so a cached column equals a recomputed one bit for bit.
+pub(crate) struct BranchColumns {
+    left: Vec<f64>,
+    d1: Vec<f64>,
+    d2: Vec<f64>,
 }
 
 /// The Hessian's structure in NLP variables, and for each entry the smooth-space entry it
@@ -236,6 +253,7 @@ impl SorctProblem {
             .map(|(k, r)| (k, r * members[k].len() as f64))
             .collect();
         let hessian = hessian_map(&layout, &shape);
+        let branch_cache = Mutex::new(vec![None; layout.branches]);
         SorctProblem {
             x,
             y,
@@ -248,6 +266,7 @@ impl SorctProblem {
             members,
             hessian,
             cache: PointCache::default(),
+            branch_cache,
         }
     }
 
@@ -260,11 +279,27 @@ impl SorctProblem {
         let lay = &self.layout;
         let a = lay.coefficients(x);
         let c = lay.leaf_classes(x);
-        let mu = &x[lay.mu..lay.mu + lay.branches];
-        let gamma = self.params.gamma;
-        let left = left_probabilities(&self.x, &a, mu, gamma);
-        let d1 = left.map(|pl| gamma * pl * (1.0 - pl));
-        let d2 = left.map(|pl| gamma * gamma * pl * (1.0 - pl) * (1.0 - 2.0 * pl));
+        let n = self.x.nrows();
+        let mut left = DMatrix::zeros(n, lay.branches);
+        let mut d1 = DMatrix::zeros(n, lay.branches);
+        let mut d2 = DMatrix::zeros(n, lay.branches);
+        let mut cache = self.branch_cache.lock().unwrap_or_else(|e| e.into_inner());
+        for t in 0..lay.branches {
+            let mut key: Vec<f64> = a.column(t).iter().copied().collect();
+            key.push(x[lay.mu + t]);
+            let columns = match &cache[t] {
+                Some((at, columns)) if *at == key => columns.clone(),
+                _ => {
+                    let columns = Arc::new(self.branch_columns(&key));
+                    cache[t] = Some((key, columns.clone()));
+                    columns
+                }
+            };
+            left.set_column(t, &DVector::from_column_slice(&columns.left));
+            d1.set_column(t, &DVector::from_column_slice(&columns.d1));
+            d2.set_column(t, &DVector::from_column_slice(&columns.d2));
+        }
+        drop(cache);
         let reach = leaf_probabilities(&left, &self.shape);
         Forward {
             c,
@@ -275,14 +310,38 @@ impl SorctProblem {
         }
     }
 
+    /// The routing columns of one branch node with coefficients and location `a_mu`
+    /// (p values of a_t, then mu_t).
+    fn branch_columns(&self, a_mu: &[f64]) -> BranchColumns {
+        let p = self.layout.p;
+        let gamma = self.params.gamma;
+        let a = DVector::from_column_slice(&a_mu[..p]);
+        let z = &*self.x * a;
+        let left: Vec<f64> = z
+            .iter()
+            .map(|v| logistic(gamma * (v / p as f64 - a_mu[p])))
+            .collect();
+        BranchColumns {
+            d1: left.iter().map(|pl| gamma * pl * (1.0 - pl)).collect(),
+            d2: left
+                .iter()
+                .map(|pl| gamma * gamma * pl * (1.0 - pl) * (1.0 - 2.0 * pl))
+                .collect(),
+            left,
+        }
+    }
+
     /// Phi(w) and its gradient over the smooth variables, summing over `rows`:
-    /// returns (value, d/da as p x |tau_B|, d/dmu, d/dC as K x |tau_L|).
+    /// returns (value, d/da as p x |tau_B|, d/dmu, d/dC as K x |tau_L|). With `nodes`, the
+    /// derivatives in the fixed branch nodes' a and mu are skipped (left zero).
     fn phi_gradient(
         &self,
         f: &Forward,
         w: &DMatrix<f64>,
         rows: Option<&[usize]>,
+        nodes: Option<&NodeMask>,
     ) -> (f64, DMatrix<f64>, Vec<f64>, DMatrix<f64>) {
+        let branch_free = |t: usize| nodes.is_none_or(|m| m.branches[t]);
         let lay = &self.layout;
         let n = self.x.nrows();
         let depth = self.shape.depth();
@@ -307,6 +366,9 @@ impl SorctProblem {
                 let path = self.shape.path(l);
                 f.path_factors(path, i, &mut q);
                 for (d, &(t, goes_left)) in path.iter().enumerate() {
+                    if !branch_free(t) {
+                        continue;
+                    }
                     let others = product_except(&q, d, d);
                     let sign = if goes_left { 1.0 } else { -1.0 };
                     g_z[(i, t)] += cost * sign * f.d1[(i, t)] * others;
@@ -318,7 +380,10 @@ impl SorctProblem {
             None => (0..n).for_each(visit),
         }
         let p = lay.p as f64;
-        let g_a = self.x.tr_mul(&g_z) / p;
+        let mut g_a = DMatrix::zeros(lay.p, lay.branches);
+        for t in (0..lay.branches).filter(|&t| branch_free(t)) {
+            g_a.set_column(t, &(self.x.tr_mul(&g_z.column(t)) / p));
+        }
         let g_mu = (0..lay.branches).map(|t| -g_z.column(t).sum()).collect();
         (value, g_a, g_mu, g_c)
     }
@@ -326,6 +391,12 @@ impl SorctProblem {
     /// dP_il / dz_it for every row i, leaf l and the branch node t at depth d of its path,
     /// in column `l * D + d` (N x |tau_L| D); z_it = a_t.x_i / p - mu_t.
     pub(crate) fn path_derivatives(&self, f: &Forward) -> DMatrix<f64> {
+        self.path_derivatives_among(f, None)
+    }
+
+    /// [`Self::path_derivatives`], with `nodes` only for the free branch nodes (the
+    /// others' columns left zero).
+    fn path_derivatives_among(&self, f: &Forward, nodes: Option<&NodeMask>) -> DMatrix<f64> {
         let lay = &self.layout;
         let n = self.x.nrows();
         let depth = self.shape.depth();
@@ -336,6 +407,9 @@ impl SorctProblem {
                 let path = self.shape.path(l);
                 f.path_factors(path, i, &mut q);
                 for (d, &(t, goes_left)) in path.iter().enumerate() {
+                    if nodes.is_some_and(|m| !m.branches[t]) {
+                        continue;
+                    }
                     let sign = if goes_left { 1.0 } else { -1.0 };
                     e[(i, l * depth + d)] = sign * f.d1[(i, t)] * product_except(&q, d, d);
                 }
@@ -368,7 +442,7 @@ impl SorctProblem {
         // Second derivatives of Phi in z (per sample, per related pair) and the first
         // derivatives dP_il/dz_it (per sample, per leaf and depth) for the C cross terms.
         let mut h_z = DMatrix::zeros(n, pairs.len());
-        let e = self.path_derivatives(f);
+        let e = self.path_derivatives_among(f, nodes);
         let mut pair_of = vec![vec![0usize; depth]; depth * lay.leaves];
         for l in 0..lay.leaves {
             let path = self.shape.path(l);
@@ -380,8 +454,12 @@ impl SorctProblem {
         }
         let mut q = vec![0.0; depth];
         let mut s = vec![0.0; depth];
+        // Leaves below no free branch node add nothing to the free blocks of h_z.
+        let leaves: Vec<usize> = (0..lay.leaves)
+            .filter(|&l| self.shape.path(l).iter().any(|&(t, _)| branch_free(t)))
+            .collect();
         for i in 0..n {
-            for l in 0..lay.leaves {
+            for &l in &leaves {
                 let path = self.shape.path(l);
                 f.path_factors(path, i, &mut q);
                 for (d, &(_, goes_left)) in path.iter().enumerate() {
@@ -561,6 +639,63 @@ impl SorctProblem {
         }
     }
 
+    /// The gradient (with `nodes`, only the free branch nodes' a and mu entries, the
+    /// others left zero).
+    fn gradient_for(&self, x: &[f64], nodes: Option<&NodeMask>, grad: &mut [f64]) {
+        let lay = &self.layout;
+        let f = self.forward(x);
+        grad.fill(0.0);
+        let (_, g_a, g_mu, g_c) = self.phi_gradient(&f, &self.objective_weights, None, nodes);
+        self.scatter_smooth_gradient(&g_a, &g_mu, &g_c, grad);
+        if lay.split {
+            grad[lay.a_plus..lay.mu]
+                .iter_mut()
+                .for_each(|g| *g += self.params.lambda_local);
+        }
+        if lay.beta {
+            grad[lay.beta_at..]
+                .iter_mut()
+                .for_each(|g| *g += self.params.lambda_global);
+        }
+    }
+
+    /// The Jacobian values (with `nodes`, the fixed branch nodes' a and mu columns of the
+    /// rho rows left zero).
+    fn jacobian_for(&self, x: &[f64], nodes: Option<&NodeMask>, values: &mut [f64]) {
+        let lay = &self.layout;
+        let mut at = lay.leaves * lay.classes * 2;
+        values[..at].fill(1.0);
+        if lay.beta {
+            for _ in 0..lay.p * lay.branches {
+                if lay.split {
+                    values[at..at + 3].copy_from_slice(&[1.0, -1.0, -1.0]);
+                    at += 3;
+                } else {
+                    values[at..at + 4].copy_from_slice(&[1.0, -1.0, 1.0, 1.0]);
+                    at += 4;
+                }
+            }
+        }
+        if self.rho_rows.is_empty() {
+            return;
+        }
+        let f = self.forward(x);
+        let mut dense = vec![0.0; lay.n];
+        for &(k, _) in &self.rho_rows {
+            dense.fill(0.0);
+            let w = self.class_weights(k);
+            let (_, g_a, g_mu, g_c) = self.phi_gradient(&f, &w, Some(&self.members[k]), nodes);
+            self.scatter_smooth_gradient(&g_a, &g_mu, &g_c, &mut dense);
+            let len = lay.c - lay.a_plus;
+            values[at..at + len].copy_from_slice(&dense[lay.a_plus..lay.c]);
+            at += len;
+            for l in 0..lay.leaves {
+                values[at] = dense[lay.c(k, l)];
+                at += 1;
+            }
+        }
+    }
+
     /// Number of general constraints before the rho rows.
     fn linear_rows(&self) -> usize {
         let lay = &self.layout;
@@ -669,6 +804,12 @@ fn hessian_map(lay: &Layout, shape: &TreeShape) -> HessianMap {
 }
 
 impl NlpProblem for SorctProblem {
+    /// (10), (11) and the beta rows are linear; the rho rows (8) are not.
+    fn linear_constraints(&self) -> Vec<bool> {
+        let linear = self.linear_rows();
+        (0..self.num_constraints()).map(|r| r < linear).collect()
+    }
+
     fn num_variables(&self) -> usize {
         self.layout.n
     }
@@ -718,21 +859,15 @@ impl NlpProblem for SorctProblem {
     }
 
     fn gradient(&self, x: &[f64], grad: &mut [f64]) {
-        let lay = &self.layout;
-        let f = self.forward(x);
-        grad.fill(0.0);
-        let (_, g_a, g_mu, g_c) = self.phi_gradient(&f, &self.objective_weights, None);
-        self.scatter_smooth_gradient(&g_a, &g_mu, &g_c, grad);
-        if lay.split {
-            grad[lay.a_plus..lay.mu]
-                .iter_mut()
-                .for_each(|g| *g += self.params.lambda_local);
-        }
-        if lay.beta {
-            grad[lay.beta_at..]
-                .iter_mut()
-                .for_each(|g| *g += self.params.lambda_global);
-        }
+        self.gradient_for(x, None, grad);
+    }
+
+    fn gradient_among(&self, x: &[f64], free: &[bool], grad: &mut [f64]) {
+        self.gradient_for(x, Some(&self.node_mask(free)), grad);
+    }
+
+    fn jacobian_values_among(&self, x: &[f64], free: &[bool], values: &mut [f64]) {
+        self.jacobian_for(x, Some(&self.node_mask(free)), values);
     }
 
     fn constraints(&self, x: &[f64], g: &mut [f64]) {
@@ -824,38 +959,7 @@ impl NlpProblem for SorctProblem {
     }
 
     fn jacobian_values(&self, x: &[f64], values: &mut [f64]) {
-        let lay = &self.layout;
-        let mut at = lay.leaves * lay.classes * 2;
-        values[..at].fill(1.0);
-        if lay.beta {
-            for _ in 0..lay.p * lay.branches {
-                if lay.split {
-                    values[at..at + 3].copy_from_slice(&[1.0, -1.0, -1.0]);
-                    at += 3;
-                } else {
-                    values[at..at + 4].copy_from_slice(&[1.0, -1.0, 1.0, 1.0]);
-                    at += 4;
-                }
-            }
-        }
-        if self.rho_rows.is_empty() {
-            return;
-        }
-        let f = self.forward(x);
-        let mut dense = vec![0.0; lay.n];
-        for &(k, _) in &self.rho_rows {
-            dense.fill(0.0);
-            let w = self.class_weights(k);
-            let (_, g_a, g_mu, g_c) = self.phi_gradient(&f, &w, Some(&self.members[k]));
-            self.scatter_smooth_gradient(&g_a, &g_mu, &g_c, &mut dense);
-            let len = lay.c - lay.a_plus;
-            values[at..at + len].copy_from_slice(&dense[lay.a_plus..lay.c]);
-            at += len;
-            for l in 0..lay.leaves {
-                values[at] = dense[lay.c(k, l)];
-                at += 1;
-            }
-        }
+        self.jacobian_for(x, None, values);
     }
 
     fn hessian_structure(&self) -> Option<Vec<(usize, usize)>> {
