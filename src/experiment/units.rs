@@ -224,12 +224,37 @@ fn save_model<M: serde::Serialize>(
     model: Option<&M>,
 ) -> Result<()> {
     if let (Some(path), Some(model)) = (path, model) {
-        if let Some(dir) = path.parent() {
-            std::fs::create_dir_all(dir).map_err(|e| GlassboxError::io(dir, e))?;
-        }
+        create_parent_dir(path)?;
         crate::model::save_json(path, kind, model)?;
     }
     Ok(())
+}
+
+fn create_parent_dir(path: &Path) -> Result<()> {
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).map_err(|e| GlassboxError::io(dir, e))?;
+    }
+    Ok(())
+}
+
+/// A unit's output with its selected model saved, unless a stop cut the unit short (its
+/// model is then not the selection of all its starts).
+fn finish<M: serde::Serialize>(
+    carry: &UnitCarry<'_>,
+    kind: &str,
+    model: Option<&M>,
+    records: Vec<SolveRecord>,
+    points: Vec<Vec<f64>>,
+    interrupted: bool,
+) -> Result<UnitOut> {
+    if !interrupted {
+        save_model(carry.model_path, kind, model)?;
+    }
+    Ok(UnitOut {
+        records,
+        points,
+        interrupted,
+    })
 }
 
 /// Carried points as starting points of this cell's problem of `n` variables: a point of
@@ -319,14 +344,14 @@ mod nlp_classifier {
                 stop: Some(carry.stop),
             },
         )?;
-        if !fitted.interrupted {
-            save_model(carry.model_path, f.name(), fitted.model.as_ref())?;
-        }
-        Ok(UnitOut {
-            records: fitted.records,
-            points: fitted.points,
-            interrupted: fitted.interrupted,
-        })
+        finish(
+            carry,
+            f.name(),
+            fitted.model.as_ref(),
+            fitted.records,
+            fitted.points,
+            fitted.interrupted,
+        )
     }
 }
 
@@ -401,14 +426,14 @@ mod nlp_regressor {
                 stop: Some(carry.stop),
             },
         )?;
-        if !fitted.interrupted {
-            save_model(carry.model_path, f.name(), fitted.model.as_ref())?;
-        }
-        Ok(UnitOut {
-            records: fitted.records,
-            points: fitted.points,
-            interrupted: fitted.interrupted,
-        })
+        finish(
+            carry,
+            f.name(),
+            fitted.model.as_ref(),
+            fitted.records,
+            fitted.points,
+            fitted.interrupted,
+        )
     }
 }
 
@@ -460,12 +485,14 @@ mod milp_classifier {
             warm_model.as_ref(),
             carried,
         )?;
-        save_model(carry.model_path, f.name(), solved.model.as_ref())?;
-        Ok(UnitOut {
-            records: vec![solved.record],
-            points: vec![solved.point],
-            interrupted: false,
-        })
+        finish(
+            carry,
+            f.name(),
+            solved.model.as_ref(),
+            vec![solved.record],
+            vec![solved.point],
+            false,
+        )
     }
 }
 
@@ -498,12 +525,14 @@ impl GridUnit for RiskScoreConfig {
             (&split.train, &split.test),
             (split.id, split.seed),
         )?;
-        save_model(carry.model_path, self.name(), model.as_ref())?;
-        Ok(UnitOut {
-            records: vec![record],
-            points: Vec::new(),
-            interrupted: false,
-        })
+        finish(
+            carry,
+            self.name(),
+            model.as_ref(),
+            vec![record],
+            Vec::new(),
+            false,
+        )
     }
     fn as_any(&self) -> &dyn Any {
         self
@@ -535,9 +564,7 @@ impl GridUnit for HeuristicConfig {
         let (record, model) =
             prepared.fit_split(config, split.id, split.seed, &split.train, &split.test)?;
         if let Some(path) = carry.model_path {
-            if let Some(dir) = path.parent() {
-                std::fs::create_dir_all(dir).map_err(|e| GlassboxError::io(dir, e))?;
-            }
+            create_parent_dir(path)?;
             model.save(path, self.name())?;
         }
         Ok(UnitOut {
