@@ -451,6 +451,19 @@ fn panel_grid_size(n: usize, panel: (u32, u32)) -> (u32, u32) {
     (panel.0 * cols as u32, panel.1 * rows as u32)
 }
 
+/// A white canvas split into the panel grid of `panel_grid_size` (up to three columns).
+fn panel_areas<DB: plotters::prelude::DrawingBackend>(
+    root: &plotters::prelude::DrawingArea<DB, plotters::coord::Shift>,
+    n: usize,
+) -> std::result::Result<Vec<plotters::prelude::DrawingArea<DB, plotters::coord::Shift>>, String>
+where
+    DB::ErrorType: 'static,
+{
+    root.fill(&plotters::prelude::WHITE).map_err(err)?;
+    let cols = columns_for(n);
+    Ok(root.split_evenly((n.div_ceil(cols), cols)))
+}
+
 type DrawResult = std::result::Result<(), String>;
 
 fn err(x: impl std::fmt::Display) -> String {
@@ -599,9 +612,7 @@ impl Figure for LambdaPaths {
     {
         use plotters::prelude::*;
         let root = backend.into_drawing_area();
-        root.fill(&WHITE).map_err(err)?;
-        let cols = columns_for(self.panels.len());
-        let areas = root.split_evenly((self.panels.len().div_ceil(cols), cols));
+        let areas = panel_areas(&root, self.panels.len())?;
         for (panel, area) in self.panels.iter().zip(&areas) {
             let n = panel.means.len();
             let lambdas: Vec<f64> = panel
@@ -731,9 +742,7 @@ impl Figure for Scatter {
     {
         use plotters::prelude::*;
         let root = backend.into_drawing_area();
-        root.fill(&WHITE).map_err(err)?;
-        let cols = columns_for(self.panels.len());
-        let areas = root.split_evenly((self.panels.len().div_ceil(cols), cols));
+        let areas = panel_areas(&root, self.panels.len())?;
         for (panel, area) in self.panels.iter().zip(&areas) {
             let ys = panel
                 .series
