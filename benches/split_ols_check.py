@@ -9,6 +9,11 @@ the splitter, not at a method.
 
 glassbox_splits.json: a JSON list of {"train": [...], "test": [...]} for seeds 1..K, written
 with the throw-away example of benches/README.md ("S-ORRT on red wine") with `(1..=K)`.
+
+With `--results R.jsonl [R2.jsonl ...]` (glassbox `run` outputs on the same data, splits seeded
+1..K), it also pairs each split's selected start (best training objective) with OLS on the
+same split: the mean test R^2 of both, the mean gain, and the means of blocks of ten
+consecutive split seeds, i.e. the spread of a ten-split protocol's result.
 """
 import argparse
 import json
@@ -28,6 +33,7 @@ def main():
     ap.add_argument("csv")
     ap.add_argument("splits")
     ap.add_argument("--test-fraction", type=float, default=0.25)
+    ap.add_argument("--results", nargs="+", default=[])
     args = ap.parse_args()
     data = np.genfromtxt(args.csv, delimiter=",", skip_header=1)
     X, Y = data[:, :-1], data[:, -1]
@@ -57,6 +63,34 @@ def main():
           f"{freq.std():.2f} (binomial: {k * q:.2f}, {np.sqrt(k * q * (1 - q)):.2f}); "
           f"correlation with the row index {np.corrcoef(np.arange(n), freq)[0, 1]:.3f}")
     print(f"rows {n}, distinct rows {len(np.unique(data, axis=0))}")
+    if args.results:
+        paired_with_ols(args.results, X, Y, ours)
+
+
+def paired_with_ols(paths, X, Y, splits):
+    """Each split's selected start beside OLS on the same rows, by split seed."""
+    selected = {}
+    for path in paths:
+        for line in open(path):
+            r = json.loads(line)
+            if r.get("selected"):
+                selected[r["split_seed"]] = r["test_r2"]
+    seeds = sorted(s for s in selected if 1 <= s <= len(splits))
+    if seeds != list(range(1, len(seeds) + 1)):
+        raise SystemExit("--results: the split seeds are not 1..K without gaps")
+    model = np.array([selected[s] for s in seeds])
+    ols = np.array([ols_r2(X, Y, *splits[s - 1]) for s in seeds])
+    k = len(seeds) - len(seeds) % 10
+    blocks = model[:k].reshape(-1, 10).mean(axis=1)
+    ols_blocks = ols[:k].reshape(-1, 10).mean(axis=1)
+    print(f"results: {len(seeds)} splits (seeds 1-{len(seeds)}): test R2 mean {model.mean():.4f} "
+          f"sd {model.std():.4f} (se {model.std() / np.sqrt(len(seeds)):.4f}); OLS on the same "
+          f"splits {ols.mean():.4f}; gain over OLS {np.mean(model - ols):+.4f} "
+          f"(better than OLS on {int(np.sum(model > ols))} splits)")
+    print("blocks of 10 seeds (results / OLS): " + ", ".join(
+        f"{10 * i + 1}-{10 * i + 10}: {b:.4f}/{o:.4f}" for i, (b, o) in enumerate(zip(blocks, ols_blocks))))
+    print(f"block means: min {blocks.min():.4f}, median {np.median(blocks):.4f}, max "
+          f"{blocks.max():.4f}; at least 0.33 in {int(np.sum(blocks >= 0.33))} of {len(blocks)}")
 
 
 if __name__ == "__main__":
