@@ -6,10 +6,6 @@
 //! else the linker's default path. We read only `libdir` from pkg-config on purpose: Debian's
 //! `ipopt.pc` lists `-lm` beside a folder that holds `libm.a`, which misleads tools that
 //! guess static linking from `Libs`.
-//!
-//! With `torch` and a native solver, the system's libblas and liblapack are linked right
-//! after the solvers' libraries, ahead of libtorch_cpu, whose exported BLAS would otherwise
-//! serve MUMPS and CBC (solvers/system_blas.rs).
 
 use std::process::Command;
 
@@ -30,14 +26,5 @@ fn main() {
             println!("cargo:rustc-link-search=native={dir}");
         }
         println!("cargo:rustc-link-lib=dylib=ipopt");
-    }
-    let native = ["IPOPT", "CBC"]
-        .iter()
-        .any(|f| std::env::var_os(format!("CARGO_FEATURE_{f}")).is_some());
-    if native && std::env::var_os("CARGO_FEATURE_TORCH").is_some() {
-        // solvers/system_blas.rs says why; its `pin` references a function of each.
-        for lib in ["libblas.so.3", "liblapack.so.3"] {
-            println!("cargo:rustc-link-lib=dylib:+verbatim={lib}");
-        }
     }
 }

@@ -278,7 +278,6 @@ impl MilpSolver for CbcSolver {
     }
 
     fn solve(&self, problem: &MilpProblem, options: &SolveOptions) -> Result<SolveResult> {
-        super::system_blas::pin();
         check_options(options)?;
         milp::validate(problem)?;
         check_size(problem)?;

@@ -569,7 +569,6 @@ fn run_ipopt(
     request: &Request,
     start: Instant,
 ) -> Result<RawOutcome> {
-    super::system_blas::pin();
     let (n, m) = (request.n, request.m);
     let context = Context {
         problem,

@@ -13,6 +13,3 @@ pub mod cbc;
 
 #[cfg(feature = "torch")]
 pub mod torch;
-
-#[cfg(any(feature = "ipopt", feature = "cbc"))]
-mod system_blas;
