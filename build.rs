@@ -5,7 +5,9 @@
 //! library folder comes from `IPOPT_LIB_DIR`, else from `pkg-config --variable=libdir ipopt`,
 //! else the linker's default path. We read only `libdir` from pkg-config on purpose: Debian's
 //! `ipopt.pc` lists `-lm` beside a folder that holds `libm.a`, which misleads tools that
-//! guess static linking from `Libs`.
+//! guess static linking from `Libs`. With the `torch` feature libipopt is not linked but
+//! opened at run time (`dlopen` with `RTLD_DEEPBIND`, see `ffi::dynamic` in
+//! solvers/ipopt.rs), from the same folder.
 
 use std::process::Command;
 
@@ -22,9 +24,19 @@ fn main() {
                 .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
                 .filter(|s| !s.is_empty())
         });
-        if let Some(dir) = dir {
-            println!("cargo:rustc-link-search=native={dir}");
+        if std::env::var_os("CARGO_FEATURE_TORCH").is_some() {
+            // With torch, libipopt is opened at run time with RTLD_DEEPBIND, so that MUMPS
+            // keeps the system's BLAS (solvers/ipopt.rs, `ffi::dynamic`, says why).
+            println!(
+                "cargo:rustc-env=GLASSBOX_IPOPT_LIB_DIR={}",
+                dir.unwrap_or_default()
+            );
+            println!("cargo:rustc-link-lib=dylib=dl");
+        } else {
+            if let Some(dir) = dir {
+                println!("cargo:rustc-link-search=native={dir}");
+            }
+            println!("cargo:rustc-link-lib=dylib=ipopt");
         }
-        println!("cargo:rustc-link-lib=dylib=ipopt");
     }
 }

@@ -338,6 +338,11 @@ impl NlpSolver for IpoptSolver {
     }
 
     fn solve(&self, problem: &dyn NlpProblem, options: &SolveOptions) -> Result<SolveResult> {
+        #[cfg(feature = "torch")]
+        ffi::dynamic::load().map_err(|e| GlassboxError::Capability {
+            solver: NAME.to_string(),
+            what: format!("load libipopt ({e})"),
+        })?;
         options.validate()?;
         check_raw_options(NAME, OPTIONS, &options.raw)?;
         for (name, value) in &options.raw {
@@ -1245,6 +1250,54 @@ unsafe extern "C" fn intermediate(
     }
 }
 
+/// Declares Ipopt's C functions: an `extern` block in the default build; with the `torch`
+/// feature, functions of the same names that call through pointers `dlsym`'d from libipopt
+/// opened with `RTLD_DEEPBIND` (see [`ffi::dynamic`]).
+macro_rules! ipopt_functions {
+    ($( $(#[$meta:meta])* pub fn $name:ident($($arg:ident: $ty:ty),* $(,)?) $(-> $ret:ty)?; )*) => {
+        #[cfg(not(feature = "torch"))]
+        extern "C" {
+            $( $(#[$meta])* pub fn $name($($arg: $ty),*) $(-> $ret)?; )*
+        }
+
+        /// The addresses of Ipopt's functions, looked up once.
+        #[cfg(feature = "torch")]
+        pub struct Functions {
+            $( $name: unsafe extern "C" fn($($ty),*) $(-> $ret)?, )*
+        }
+
+        #[cfg(feature = "torch")]
+        impl Functions {
+            /// # Safety
+            /// `library` is a live handle of libipopt.
+            unsafe fn look_up(library: *mut c_void) -> Result<Self, String> {
+                Ok(Functions {
+                    $( $name: {
+                        let symbol = dynamic::symbol(library, concat!(stringify!($name), "\0"))?;
+                        // SAFETY: the symbol is Ipopt's function of this C signature.
+                        unsafe {
+                            std::mem::transmute::<*mut c_void, unsafe extern "C" fn($($ty),*) $(-> $ret)?>(symbol)
+                        }
+                    }, )*
+                })
+            }
+        }
+
+        $(
+            #[cfg(feature = "torch")]
+            $(#[$meta])*
+            /// # Safety
+            /// As Ipopt's C function; [`dynamic::load`] has succeeded.
+            #[allow(clippy::too_many_arguments)] // the C signature's
+            pub unsafe fn $name($($arg: $ty),*) $(-> $ret)? {
+                let functions = dynamic::loaded().expect("ipopt: solve() loads the library first");
+                // SAFETY: the caller upholds the C function's contract.
+                unsafe { (functions.$name)($($arg),*) }
+            }
+        )*
+    };
+}
+
 /// Ipopt's C interface (`coin/IpStdCInterface.h`, return codes from
 /// `coin/IpReturnCodes_inc.h`), as Ipopt 3.11 declares it.
 #[allow(non_snake_case, dead_code)]
@@ -1313,7 +1366,8 @@ mod ffi {
         UserDataPtr,
     ) -> Bool;
 
-    extern "C" {
+    // Linked at build time, except with `torch` (see `dynamic`): one list of functions.
+    ipopt_functions! {
         pub fn CreateIpoptProblem(
             n: Index,
             x_L: *mut Number,
@@ -1390,6 +1444,95 @@ mod ffi {
     pub const INTERNAL_ERROR: c_int = -199;
 
     /// Ipopt's name of a return code.
+    /// With the `torch` feature, libipopt is opened at the first solve with `RTLD_DEEPBIND`
+    /// instead of being linked. Why: libtorch_cpu exports the BLAS and LAPACK functions of the
+    /// library it carries (`dgemm_`, `dgetrf_`, ...) and, linked into the binary, comes before
+    /// the system's libblas in the dynamic linker's search order, so MUMPS ran on libtorch's
+    /// BLAS and IPOPT's iterates (on S-ORRT even its local optima) depended on the cargo
+    /// feature. Linking the system's libblas first instead is no fix: libtorch calls its own
+    /// `dgemm_` through the dynamic linker too, and torch would run on the reference BLAS.
+    /// `RTLD_DEEPBIND` makes libipopt and the libraries it brings (MUMPS, BLAS, LAPACK) look
+    /// up symbols in their own dependencies first, leaving the global order, and torch, as
+    /// they are.
+    #[cfg(feature = "torch")]
+    pub mod dynamic {
+        use super::Functions;
+        use std::ffi::{c_char, c_int, c_void, CStr, CString};
+        use std::sync::OnceLock;
+
+        const RTLD_NOW: c_int = 2;
+        const RTLD_LOCAL: c_int = 0;
+        const RTLD_DEEPBIND: c_int = 8;
+
+        extern "C" {
+            fn dlopen(file: *const c_char, mode: c_int) -> *mut c_void;
+            fn dlsym(handle: *mut c_void, name: *const c_char) -> *mut c_void;
+            fn dlerror() -> *mut c_char;
+        }
+
+        static FUNCTIONS: OnceLock<Result<Functions, String>> = OnceLock::new();
+
+        fn last_error() -> String {
+            // SAFETY: dlerror returns null or a C string valid until the next dl* call.
+            unsafe {
+                let message = dlerror();
+                if message.is_null() {
+                    "unknown error".to_string()
+                } else {
+                    CStr::from_ptr(message).to_string_lossy().into_owned()
+                }
+            }
+        }
+
+        /// `name` ends with a NUL.
+        pub(super) fn symbol(library: *mut c_void, name: &str) -> Result<*mut c_void, String> {
+            // SAFETY: a live handle and a NUL-terminated name.
+            let address = unsafe { dlsym(library, name.as_ptr().cast()) };
+            if address.is_null() {
+                Err(format!("{}: {}", name.trim_end_matches('\0'), last_error()))
+            } else {
+                Ok(address)
+            }
+        }
+
+        /// The library files tried in turn: the build's libdir (`IPOPT_LIB_DIR` or
+        /// pkg-config's, recorded by build.rs), then the loader's search path.
+        fn candidates() -> Vec<String> {
+            let mut files = Vec::new();
+            if let Some(dir) = option_env!("GLASSBOX_IPOPT_LIB_DIR").filter(|d| !d.is_empty()) {
+                files.push(format!("{dir}/libipopt.so"));
+            }
+            files.extend(["libipopt.so", "libipopt.so.1", "libipopt.so.3"].map(String::from));
+            files
+        }
+
+        fn open() -> Result<Functions, String> {
+            let mut errors = Vec::new();
+            for file in candidates() {
+                let name = CString::new(file.clone()).map_err(|e| e.to_string())?;
+                // SAFETY: a NUL-terminated file name; the handle is never closed.
+                let library =
+                    unsafe { dlopen(name.as_ptr(), RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND) };
+                if library.is_null() {
+                    errors.push(last_error());
+                    continue;
+                }
+                // SAFETY: `library` is a live handle of libipopt.
+                return unsafe { Functions::look_up(library) };
+            }
+            Err(errors.join("; "))
+        }
+
+        /// Opens libipopt once; the error names each file tried.
+        pub fn load() -> Result<&'static Functions, String> {
+            FUNCTIONS.get_or_init(open).as_ref().map_err(Clone::clone)
+        }
+
+        pub(super) fn loaded() -> Option<&'static Functions> {
+            FUNCTIONS.get().and_then(|f| f.as_ref().ok())
+        }
+    }
+
     pub fn status_name(code: c_int) -> Option<&'static str> {
         Some(match code {
             SOLVE_SUCCEEDED => "Solve_Succeeded",

@@ -13,6 +13,8 @@
 //!   does for "lbfgs" (constraints to 1e-6, within 1% of IPOPT from IPOPT's local optimum;
 //!   that file says why not from the same starts); and `glassbox run` from
 //!   `examples/sorrt_boston_torch.toml`.
+//! - IPOPT in a torch build: MUMPS's `dgemm_` binds to the system's libblas, not to the one
+//!   libtorch exports (libipopt opened with RTLD_DEEPBIND), read from `LD_DEBUG=bindings`.
 
 #![cfg(feature = "torch")]
 
@@ -633,4 +635,63 @@ fn limits_on_a_problem_it_cannot_finish_quickly() {
     let r = solver.solve(&problem, &options).unwrap();
     assert_eq!(r.status.limit(), Some(Limit::Iteration), "{}", r.status);
     assert!(r.iterations <= 3, "{}", r.iterations);
+}
+
+/// In a torch build IPOPT's MUMPS calls the system's BLAS, not the one libtorch carries and
+/// exports (`solvers/ipopt.rs`, `ffi::dynamic`): the dynamic linker's own account of its
+/// bindings (`LD_DEBUG=bindings`) during a `glassbox run` of an IPOPT solve, read for
+/// MUMPS's `dgemm_`. Before libipopt was opened with RTLD_DEEPBIND it bound to libtorch_cpu.
+#[test]
+fn ipopt_in_a_torch_build_runs_mumps_on_the_system_blas() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/datasets/iris.csv");
+    let config = dir.path().join("iris.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "[data]\npath = {:?}\n[split]\nrepeats = 1\n[formulation]\nname = \"sorct\"\n\
+             depth = 2\n[solver]\nname = \"ipopt\"\n[multistart]\nstarts = 1\n",
+            data.display().to_string()
+        ),
+    )
+    .unwrap();
+    let trace = dir.path().join("ld");
+    let status = std::process::Command::new(env!("CARGO_BIN_EXE_glassbox"))
+        .arg("run")
+        .arg(&config)
+        .arg("--out")
+        .arg(dir.path().join("out"))
+        .env("LD_DEBUG", "bindings")
+        .env("LD_DEBUG_OUTPUT", &trace)
+        .stdout(std::process::Stdio::null())
+        .status()
+        .unwrap();
+    assert!(status.success());
+    // LD_DEBUG_OUTPUT names the file trace.PID.
+    let mut bindings = String::new();
+    for entry in std::fs::read_dir(dir.path()).unwrap() {
+        let path = entry.unwrap().path();
+        if path
+            .file_name()
+            .unwrap()
+            .to_string_lossy()
+            .starts_with("ld.")
+        {
+            bindings += &std::fs::read_to_string(path).unwrap();
+        }
+    }
+    let mumps_dgemm: Vec<&str> = bindings
+        .lines()
+        .filter(|l| l.contains("dmumps") && l.contains("symbol `dgemm_'"))
+        .collect();
+    assert!(
+        !mumps_dgemm.is_empty(),
+        "no binding of MUMPS's dgemm_ traced"
+    );
+    for line in mumps_dgemm {
+        assert!(
+            line.contains("libblas") && !line.contains("torch"),
+            "MUMPS's dgemm_: {line}"
+        );
+    }
 }
