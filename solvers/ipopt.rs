@@ -1443,7 +1443,6 @@ mod ffi {
     pub const INSUFFICIENT_MEMORY: c_int = -102;
     pub const INTERNAL_ERROR: c_int = -199;
 
-    /// Ipopt's name of a return code.
     /// With the `torch` feature, libipopt is opened at the first solve with `RTLD_DEEPBIND`
     /// instead of being linked. Why: libtorch_cpu exports the BLAS and LAPACK functions of the
     /// library it carries (`dgemm_`, `dgetrf_`, ...) and, linked into the binary, comes before
@@ -1509,7 +1508,7 @@ mod ffi {
         fn open() -> Result<Functions, String> {
             let mut errors = Vec::new();
             for file in candidates() {
-                let name = CString::new(file.clone()).map_err(|e| e.to_string())?;
+                let name = CString::new(file.as_str()).map_err(|e| e.to_string())?;
                 // SAFETY: a NUL-terminated file name; the handle is never closed.
                 let library =
                     unsafe { dlopen(name.as_ptr(), RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND) };
@@ -1533,6 +1532,7 @@ mod ffi {
         }
     }
 
+    /// Ipopt's name of a return code.
     pub fn status_name(code: c_int) -> Option<&'static str> {
         Some(match code {
             SOLVE_SUCCEEDED => "Solve_Succeeded",
