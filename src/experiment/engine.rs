@@ -338,16 +338,7 @@ pub fn run(exp: &Experiment, options: &RunOptions) -> Result<EngineOutcome> {
         units: exp.cells.len() * n_splits,
         shard_units,
         protocol: exp.protocol.clone(),
-        axes: exp
-            .axes
-            .iter()
-            .map(|a| {
-                (
-                    a.label().to_string(),
-                    a.values.iter().map(super::grid::toml_to_json).collect(),
-                )
-            })
-            .collect(),
+        axes: manifest_axes(&exp.axes),
         blocks: if exp.blocks.len() > 1 {
             exp.blocks
                 .iter()
@@ -356,16 +347,7 @@ pub fn run(exp: &Experiment, options: &RunOptions) -> Result<EngineOutcome> {
                     formulation: b.formulation.clone(),
                     first_cell: b.first_cell,
                     cells: b.cells,
-                    axes: b
-                        .axes
-                        .iter()
-                        .map(|a| {
-                            (
-                                a.label().to_string(),
-                                a.values.iter().map(super::grid::toml_to_json).collect(),
-                            )
-                        })
-                        .collect(),
+                    axes: manifest_axes(&b.axes),
                 })
                 .collect()
         } else {
@@ -900,4 +882,16 @@ fn nested_select(
         "outer_test_mean": m,
         "outer_test_sd": sd,
     })
+}
+
+/// The manifest's record of grid axes: each axis's label and values, as JSON.
+fn manifest_axes(axes: &[super::grid::Axis]) -> Vec<(String, Vec<serde_json::Value>)> {
+    axes.iter()
+        .map(|a| {
+            (
+                a.label().to_string(),
+                a.values.iter().map(super::grid::toml_to_json).collect(),
+            )
+        })
+        .collect()
 }
