@@ -15,6 +15,7 @@ if [ "${GLASSBOX_SKIP_TORCH:-0}" != 1 ]; then
   torch_features=(--no-default-features --features ipopt,cbc,torch)
   scripts/with-torch.sh cargo clippy "${torch_features[@]}" --all-targets --quiet -- -D warnings
   scripts/with-torch.sh cargo test "${torch_features[@]}" --test torch_backend --test conformance_nlp --test contextual_trees
-  # the unit tests that only compile with torch (the contextual trees' policy and model)
-  scripts/with-torch.sh cargo test "${torch_features[@]}" --lib contextual
+  # the unit tests that only compile with torch (the contextual trees' policy and model, the
+  # autograd Hessian)
+  scripts/with-torch.sh cargo test "${torch_features[@]}" --lib -- contextual solvers::torch
 fi

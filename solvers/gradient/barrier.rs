@@ -31,7 +31,8 @@
 //! The first point is pushed off the bounds as IPOPT's `bound_push` = `bound_frac` = 1e-2
 //! do. On this path `refine_after` defaults to 0: where the problem gives a Hessian (and
 //! `refine = "newton"`), every inner solve takes projected Newton steps from its start, as
-//! IPOPT takes Newton steps; otherwise (the `torch` backend, `refine = "none"`) L-BFGS's.
+//! IPOPT takes Newton steps; otherwise (no Hessian, `refine = "none"`, or the `torch`
+//! backend, whose autograd Hessian costs `n` gradients and so refines only on a stall) L-BFGS's.
 //! Measured on the soft trees (`benches/README.md`), the path with L-BFGS steps ends at
 //! worse points than with Newton steps. After the last stage the solve proper (projected method, projected Newton stage,
 //! statuses) runs on the problem without barrier from the path's point and multipliers:

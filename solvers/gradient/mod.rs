@@ -38,8 +38,8 @@
 //! Hessian of the Lagrangian at the multiplier update plus the penalty's `rho J^T J` on the
 //! constraints outside their shifted range). It runs only when the problem gives a Hessian
 //! (`NlpProblem::hessian_structure`) and has at most [`newton::MAX_VARIABLES`] (2000)
-//! variables, since the Hessian is dense; otherwise, with `refine = "none"`, and always for
-//! the `torch` backend (whose problems give no Hessian), the method is first-order only. The
+//! variables, since the Hessian is dense (the `torch` backend gives autograd's Hessian of the
+//! objective); otherwise, and with `refine = "none"`, the method is first-order only. The
 //! status is decided as before, by the projected gradient at the final point, so a stage that
 //! does not reach the tolerance still reports `other_limit_feasible`; the raw status says how
 //! many iterations the Newton stage took.
@@ -90,6 +90,9 @@ mod barrier;
 mod newton;
 mod projected;
 mod subproblem;
+
+/// The most variables for which the projected Newton stage runs (its Hessian is dense).
+pub(crate) const NEWTON_MAX_VARIABLES: usize = newton::MAX_VARIABLES;
 
 use crate::nlp::NlpProblem;
 use crate::options::{check_raw_options, OptionKind, OptionSpec, RawOptionValue, WarmStart};
