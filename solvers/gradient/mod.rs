@@ -91,7 +91,9 @@ mod newton;
 mod projected;
 mod subproblem;
 
-/// The most variables for which the projected Newton stage runs (its Hessian is dense).
+/// The most variables for which the projected Newton stage runs (its Hessian is dense); the
+/// torch backend offers its autograd Hessian only up to it.
+#[cfg(feature = "torch")]
 pub(crate) const NEWTON_MAX_VARIABLES: usize = newton::MAX_VARIABLES;
 
 use crate::nlp::NlpProblem;
