@@ -11,8 +11,9 @@
 //! - S-ORRT: its tensor objective equals `SorrtProblem::objective` and its gradient, for
 //!   every variable layout; on Boston D=2 "torch" against IPOPT as `tests/sorrt_gradient.rs`
 //!   does for "lbfgs" (constraints to 1e-6, within 1% of IPOPT from IPOPT's local optimum;
-//!   that file says why not from the same starts); and `glassbox run` from
-//!   `examples/sorrt_boston_torch.toml`.
+//!   that file says why not from the same starts); with the projected Newton stage on
+//!   autograd's Hessian it ends locally optimal where L-BFGS alone stops at a limit; and
+//!   `glassbox run` from `examples/sorrt_boston_torch.toml`.
 //! - IPOPT in a torch build: MUMPS's `dgemm_` binds to the system's libblas, not to the one
 //!   libtorch exports (libipopt opened with RTLD_DEEPBIND), read from `LD_DEBUG=bindings`.
 
@@ -575,6 +576,56 @@ fn sorrt_boston_torch_against_ipopt() {
             c.from_ipopt[0] <= 1.01,
             "{name}: from IPOPT's point, ratio {}",
             c.from_ipopt[0]
+        );
+    }
+}
+
+/// With autograd's Hessian the projected Newton stage runs for torch too: on Boston D=2
+/// (badly conditioned, gamma = 512) the solves from the first two data-aware starts end
+/// locally optimal, where L-BFGS alone (`refine = "none"`) stops at its line search's limit
+/// (every one of 20 starts did before the Hessian, `benches/README.md`).
+#[test]
+fn sorrt_boston_torch_ends_stationary_with_the_newton_stage() {
+    let config = glassbox::formulations::sorrt::SorrtConfig::default();
+    let problem = sorrt_boston::boston_problem(&config);
+    for seed in 0..2 {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let x0 = glassbox::formulations::sorrt::starts::random_start(
+            &problem,
+            config.initialization,
+            &mut rng,
+        );
+        let solve = |refine: &str| {
+            let options = cpu()
+                .with_raw("refine", RawOptionValue::Str(refine.into()))
+                .with_warm_start(Some(WarmStart::primal(x0.clone())));
+            torch().solve(&problem, &options).unwrap()
+        };
+        let newton = solve("newton");
+        eprintln!(
+            "seed {seed}: {} ({}), objective {:.6e}, {:.2} s",
+            newton.status,
+            newton.raw_status,
+            newton.objective.unwrap(),
+            newton.wall_seconds
+        );
+        assert_eq!(
+            newton.status,
+            TerminationStatus::LocallyOptimal,
+            "seed {seed}: {}",
+            newton.raw_status
+        );
+        let first_order = solve("none");
+        eprintln!(
+            "seed {seed}, refine = none: {} ({}), objective {:.6e}",
+            first_order.status,
+            first_order.raw_status,
+            first_order.objective.unwrap()
+        );
+        assert_ne!(
+            first_order.status,
+            TerminationStatus::LocallyOptimal,
+            "seed {seed}: L-BFGS alone reached the tolerance; the test no longer shows the stage"
         );
     }
 }
