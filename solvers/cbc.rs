@@ -245,6 +245,7 @@ pub fn entry() -> BackendEntry {
         capabilities: CAPABILITIES,
         options: OPTIONS,
         constructor: Constructor::Milp(|| Box::new(CbcSolver::new())),
+        check_options,
     }
 }
 

@@ -235,6 +235,7 @@ pub fn entry() -> BackendEntry {
         capabilities: CAPABILITIES,
         options: OPTIONS,
         constructor: Constructor::Milp(|| Box::new(HighsSolver::new())),
+        check_options,
     }
 }
 

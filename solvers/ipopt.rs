@@ -65,7 +65,7 @@
 use crate::nlp::NlpProblem;
 use crate::options::{check_raw_options, OptionKind, OptionSpec, RawOptionValue, WarmStart};
 use crate::registry::{BackendEntry, Constructor};
-use crate::solver::{Capabilities, NlpSolver};
+use crate::solver::{refuse_gaps, Capabilities, NlpSolver};
 use crate::{GlassboxError, Limit, Result, SolveOptions, SolveResult, TerminationStatus};
 use std::cell::{Cell, RefCell};
 use std::ffi::{c_char, c_int, c_void, CString};
@@ -301,6 +301,34 @@ fn check_range(name: &str, value: f64) -> std::result::Result<(), String> {
     Err(format!("must be {expected}, got {value}"))
 }
 
+/// Checks the options as a solve does, before any Ipopt call: types, the ranges of
+/// [`check_range`], 32-bit integers, and no gap (a local method has no dual bound).
+fn check_options(options: &SolveOptions) -> Result<()> {
+    options.validate()?;
+    check_raw_options(NAME, OPTIONS, &options.raw)?;
+    for (name, value) in &options.raw {
+        let number = match value {
+            RawOptionValue::Int(i) => Some(*i as f64),
+            RawOptionValue::Float(x) => Some(*x),
+            _ => None,
+        };
+        let invalid = |message| GlassboxError::InvalidOption {
+            solver: NAME.to_string(),
+            option: name.clone(),
+            message,
+        };
+        if let (RawOptionValue::Int(i), Some(OptionKind::Int)) = (value, options_kind(name)) {
+            if c_int::try_from(*i).is_err() {
+                return Err(invalid(format!("{i} does not fit in a 32-bit integer")));
+            }
+        }
+        if let Some(x) = number {
+            check_range(name, x).map_err(invalid)?;
+        }
+    }
+    refuse_gaps(NAME, options)
+}
+
 /// The registry entry of this backend.
 pub fn entry() -> BackendEntry {
     BackendEntry {
@@ -309,6 +337,7 @@ pub fn entry() -> BackendEntry {
         capabilities: CAPABILITIES,
         options: OPTIONS,
         constructor: Constructor::Nlp(|| Box::new(IpoptSolver::new())),
+        check_options,
     }
 }
 
@@ -343,41 +372,7 @@ impl NlpSolver for IpoptSolver {
             solver: NAME.to_string(),
             what: format!("load libipopt ({e})"),
         })?;
-        options.validate()?;
-        check_raw_options(NAME, OPTIONS, &options.raw)?;
-        for (name, value) in &options.raw {
-            let number = match value {
-                RawOptionValue::Int(i) => Some(*i as f64),
-                RawOptionValue::Float(x) => Some(*x),
-                _ => None,
-            };
-            let invalid = |message| GlassboxError::InvalidOption {
-                solver: NAME.to_string(),
-                option: name.clone(),
-                message,
-            };
-            if let (RawOptionValue::Int(i), Some(OptionKind::Int)) = (value, options_kind(name)) {
-                if c_int::try_from(*i).is_err() {
-                    return Err(invalid(format!("{i} does not fit in a 32-bit integer")));
-                }
-            }
-            if let Some(x) = number {
-                check_range(name, x).map_err(invalid)?;
-            }
-        }
-        for (name, gap) in [
-            ("relative_gap", options.relative_gap),
-            ("absolute_gap", options.absolute_gap),
-        ] {
-            if gap.is_some() {
-                return Err(GlassboxError::Capability {
-                    solver: NAME.to_string(),
-                    what: format!(
-                        "stop at a {name} (it is a local NLP method with no dual bound): remove {name}"
-                    ),
-                });
-            }
-        }
+        check_options(options)?;
         crate::nlp::validate(problem)?;
         let request = Request::new(problem, options)?;
         if request.n == 0 {

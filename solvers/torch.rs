@@ -112,6 +112,7 @@ pub fn entry() -> BackendEntry {
         capabilities: CAPABILITIES,
         options: OPTIONS,
         constructor: Constructor::Nlp(|| Box::new(TorchSolver::new())),
+        check_options,
     }
 }
 
@@ -148,6 +149,50 @@ fn device_and_kind(options: &SolveOptions) -> Result<(Device, Kind)> {
     Ok((device, kind))
 }
 
+/// Checks the options as a solve does: torch's own (`device` included: "cuda" needs a CUDA
+/// device here), then the rest as `"lbfgs"` checks them. Returns the device, the kind and
+/// the options for the gradient backend's loop.
+fn checked(options: &SolveOptions) -> Result<(Device, Kind, SolveOptions)> {
+    options.validate()?;
+    check_raw_options(NAME, OPTIONS, &options.raw)?;
+    let (device, kind) = device_and_kind(options)?;
+    let mut inner = options.clone();
+    inner.raw.remove("device");
+    inner.raw.remove("dtype");
+    // A Newton step costs n backward passes here, so projected Newton only takes over when
+    // L-BFGS stalls, on the barrier path too (where lbfgs's default is Newton from the
+    // start: 50 s per Boston start instead of 5, measured).
+    inner
+        .raw
+        .entry("refine_after".to_string())
+        .or_insert(RawOptionValue::Int(i64::MAX));
+    gradient::check_options(&inner).map_err(as_torch_error)?;
+    Ok((device, kind, inner))
+}
+
+/// The gradient backend's option and capability errors, named as this backend's.
+fn as_torch_error(e: GlassboxError) -> GlassboxError {
+    match e {
+        GlassboxError::InvalidOption {
+            option, message, ..
+        } => GlassboxError::InvalidOption {
+            solver: NAME.to_string(),
+            option,
+            message,
+        },
+        GlassboxError::Capability { what, .. } => GlassboxError::Capability {
+            solver: NAME.to_string(),
+            what,
+        },
+        other => other,
+    }
+}
+
+/// Checks the options as a solve does (the registry's check before a run).
+fn check_options(options: &SolveOptions) -> Result<()> {
+    checked(options).map(|_| ())
+}
+
 impl NlpSolver for TorchSolver {
     fn name(&self) -> &str {
         NAME
@@ -158,8 +203,7 @@ impl NlpSolver for TorchSolver {
     }
 
     fn solve(&self, problem: &dyn NlpProblem, options: &SolveOptions) -> Result<SolveResult> {
-        options.validate()?;
-        check_raw_options(NAME, OPTIONS, &options.raw)?;
+        let (device, kind, inner_options) = checked(options)?;
         let Some(tensor) = problem.tensor_objective() else {
             return Err(GlassboxError::Capability {
                 solver: NAME.to_string(),
@@ -169,7 +213,6 @@ impl NlpSolver for TorchSolver {
                 ),
             });
         };
-        let (device, kind) = device_and_kind(options)?;
         crate::nlp::validate(problem)?;
         if device == Device::Cpu {
             // libtorch's intra-op threads are process-wide; on small problems (iris) one
@@ -185,32 +228,9 @@ impl NlpSolver for TorchSolver {
             cache: Mutex::new(None),
             constraint_hessian: ConstraintHessian::of(problem),
         };
-        let mut inner_options = options.clone();
-        inner_options.raw.remove("device");
-        inner_options.raw.remove("dtype");
-        // A Newton step costs n backward passes here, so projected Newton only takes over
-        // when L-BFGS stalls, on the barrier path too (where lbfgs's default is Newton from
-        // the start: 50 s per Boston start instead of 5, measured).
-        inner_options
-            .raw
-            .entry("refine_after".to_string())
-            .or_insert(RawOptionValue::Int(i64::MAX));
         let mut result = gradient::LbfgsSolver::new()
             .solve(&adapter, &inner_options)
-            .map_err(|e| match e {
-                GlassboxError::InvalidOption {
-                    option, message, ..
-                } => GlassboxError::InvalidOption {
-                    solver: NAME.to_string(),
-                    option,
-                    message,
-                },
-                GlassboxError::Capability { what, .. } => GlassboxError::Capability {
-                    solver: NAME.to_string(),
-                    what,
-                },
-                other => other,
-            })?;
+            .map_err(as_torch_error)?;
         result.solver = NAME.to_string();
         result.raw_status = format!("{} (libtorch on {device:?}, {kind:?})", result.raw_status);
         Ok(result)

@@ -29,6 +29,9 @@ pub struct BackendEntry {
     pub options: &'static [OptionSpec],
     /// How to create it.
     pub constructor: Constructor,
+    /// Checks options as its solves do, without a problem (types, ranges, refusals), so a
+    /// config with a bad value fails before a run writes anything.
+    pub check_options: fn(&SolveOptions) -> Result<()>,
 }
 
 impl BackendEntry {
@@ -100,10 +103,13 @@ fn known_names() -> String {
     }
 }
 
-/// Checks a backend's options: the typed ones and every raw option.
+/// Checks a backend's options: the typed ones and every raw option, with the backend's own
+/// checks (ranges, options it refuses). The generic checks run first, so a backend's check
+/// may assume known names and right types.
 pub fn validate_options(entry: &BackendEntry, options: &SolveOptions) -> Result<()> {
     options.validate()?;
-    check_raw_options(entry.name, entry.options, &options.raw)
+    check_raw_options(entry.name, entry.options, &options.raw)?;
+    (entry.check_options)(options)
 }
 
 /// Creates the NLP backend `name`, after checking `options` against it.

@@ -85,6 +85,25 @@ pub fn require(solver: &str, has: bool, what: &str) -> Result<()> {
     }
 }
 
+/// Rejects `relative_gap` and `absolute_gap` for a local NLP method, which has no dual
+/// bound to measure a gap against.
+pub fn refuse_gaps(solver: &str, options: &SolveOptions) -> Result<()> {
+    for (name, gap) in [
+        ("relative_gap", options.relative_gap),
+        ("absolute_gap", options.absolute_gap),
+    ] {
+        if gap.is_some() {
+            return Err(GlassboxError::Capability {
+                solver: solver.to_string(),
+                what: format!(
+                    "stop at a {name} (it is a local NLP method with no dual bound): remove {name}"
+                ),
+            });
+        }
+    }
+    Ok(())
+}
+
 /// What the backends' unit tests share.
 #[cfg(test)]
 pub(crate) mod test_support {

@@ -411,6 +411,51 @@ fn negative_time_limit_iteration_limit_or_lambda() {
     }
 }
 
+/// A raw option of the right type but out of its backend's range fails when the config is
+/// read, for every backend: no out folder is created (it used to be left with an empty
+/// `results.jsonl` that blocked the corrected rerun).
+#[test]
+fn out_of_range_backend_options_fail_before_anything_is_written() {
+    let s = Scratch::new();
+    let data = s.write("d.csv", classification_csv());
+    for (formulation, solver, needle) in [
+        (
+            LOGISTIC,
+            "name = \"ipopt\"\n[solver.raw]\nmu_init = -1.0",
+            "mu_init",
+        ),
+        (
+            LOGISTIC,
+            "name = \"lbfgs\"\n[solver.raw]\nrefine_after = -3",
+            "refine_after",
+        ),
+        (
+            LOGISTIC,
+            "name = \"lbfgs\"\n[solver.raw]\nmemory = 0",
+            "memory",
+        ),
+        (
+            LOGISTIC,
+            "name = \"lbfgs\"\nrelative_gap = 0.01",
+            "relative_gap",
+        ),
+        (
+            "name = \"oct\"\ndepth = 1",
+            "name = \"highs\"\n[solver.raw]\nmip_heuristic_effort = 2.0",
+            "mip_heuristic_effort",
+        ),
+        (
+            "name = \"oct\"\ndepth = 1",
+            "name = \"cbc\"\n[solver.raw]\nmaxSolutions = 0",
+            "maxSolutions",
+        ),
+    ] {
+        let (output, out) = s.run(&data, formulation, &format!("[solver]\n{solver}"));
+        assert_error(&output, &out, &[needle]);
+        assert!(!out.exists(), "{solver}: the out folder was created");
+    }
+}
+
 /// A model kind (the seed `fuzz/corpus/model_loader/KIND.json`), an edit of its model that
 /// still parses but disagrees with itself, and words the error must hold.
 type InconsistentModel = (&'static str, fn(&mut serde_json::Value), &'static str);

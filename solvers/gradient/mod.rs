@@ -99,7 +99,7 @@ pub(crate) const NEWTON_MAX_VARIABLES: usize = newton::MAX_VARIABLES;
 use crate::nlp::NlpProblem;
 use crate::options::{check_raw_options, OptionKind, OptionSpec, RawOptionValue, WarmStart};
 use crate::registry::{BackendEntry, Constructor};
-use crate::solver::{Capabilities, NlpSolver};
+use crate::solver::{refuse_gaps, Capabilities, NlpSolver};
 use crate::{GlassboxError, Result, SolveOptions, SolveResult, TerminationStatus};
 use std::time::{Duration, Instant};
 
@@ -194,6 +194,7 @@ pub fn entry() -> BackendEntry {
         capabilities: CAPABILITIES,
         options: OPTIONS,
         constructor: Constructor::Nlp(|| Box::new(LbfgsSolver::new())),
+        check_options,
     }
 }
 
@@ -230,7 +231,21 @@ pub(crate) struct Settings {
     pub verbosity: u8,
 }
 
+/// Checks the options as a solve does (see [`Settings::checked`]).
+pub(crate) fn check_options(options: &SolveOptions) -> Result<()> {
+    Settings::checked(options).map(|_| ())
+}
+
 impl Settings {
+    /// The settings of `options` after every check a solve makes: types, names, ranges, and
+    /// no gap (a local method has no dual bound).
+    fn checked(options: &SolveOptions) -> Result<Self> {
+        options.validate()?;
+        check_raw_options(NAME, OPTIONS, &options.raw)?;
+        refuse_gaps(NAME, options)?;
+        Settings::new(options)
+    }
+
     /// Reads and range-checks the options (their types were checked before).
     fn new(options: &SolveOptions) -> Result<Self> {
         let invalid = |name: &str, message: String| GlassboxError::InvalidOption {
@@ -345,22 +360,7 @@ impl NlpSolver for LbfgsSolver {
     }
 
     fn solve(&self, problem: &dyn NlpProblem, options: &SolveOptions) -> Result<SolveResult> {
-        options.validate()?;
-        check_raw_options(NAME, OPTIONS, &options.raw)?;
-        for (name, gap) in [
-            ("relative_gap", options.relative_gap),
-            ("absolute_gap", options.absolute_gap),
-        ] {
-            if gap.is_some() {
-                return Err(GlassboxError::Capability {
-                    solver: NAME.to_string(),
-                    what: format!(
-                        "stop at a {name} (it is a local NLP method with no dual bound): remove {name}"
-                    ),
-                });
-            }
-        }
-        let settings = Settings::new(options)?;
+        let settings = Settings::checked(options)?;
         crate::nlp::validate(problem)?;
         let nlp = subproblem::Nlp::new(problem);
         let (x0, lambda0) = match &options.warm_start {
