@@ -38,13 +38,11 @@ pub enum GlassboxError {
     /// A model file could not be read or is of another kind.
     #[error("model error in {file}: {message}")]
     Model { file: String, message: String },
-    /// An I/O error with the path it concerned.
-    #[error("{path}: {source}")]
-    Io {
-        path: String,
-        #[source]
-        source: std::io::Error,
-    },
+    /// An I/O error with the path it concerned. The OS's message is part of this message
+    /// and not also a `source()`: a reporter that prints the chain (anyhow's `{:#}`, as
+    /// `glassbox` does) would print it twice.
+    #[error("{path}: {error}")]
+    Io { path: String, error: std::io::Error },
 }
 
 /// Shorthand for results with [`GlassboxError`].
@@ -55,7 +53,7 @@ impl GlassboxError {
     pub fn io(path: impl AsRef<std::path::Path>, source: std::io::Error) -> Self {
         GlassboxError::Io {
             path: path.as_ref().display().to_string(),
-            source,
+            error: source,
         }
     }
 

@@ -451,6 +451,10 @@ fn explain(model_path: &Path, data_path: &Path, out: &Path, plot: Option<&Path>)
             model_path.display()
         );
     }
+    // A plot path we cannot draw to fails before the CSV is written.
+    if let Some(plot) = plot {
+        glassbox::plot::plot_extension(plot)?;
+    }
     let model = SorrtModel::load(model_path)?;
     let explanations = Explanations::of_csv(&model, data_path)?;
     explanations.write_csv(out)?;

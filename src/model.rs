@@ -213,7 +213,8 @@ pub fn write_atomically_with(
     let written = std::fs::File::create(&tmp).and_then(|mut file| write(&mut file));
     if let Err(e) = written {
         let _ = std::fs::remove_file(&tmp);
-        return Err(GlassboxError::io(&tmp, e));
+        // Named by the file the user asked for, not the temporary one.
+        return Err(GlassboxError::io(path, e));
     }
     std::fs::rename(&tmp, path).map_err(|e| {
         let _ = std::fs::remove_file(&tmp);

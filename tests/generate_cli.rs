@@ -51,3 +51,25 @@ fn generate_writes_a_csv_glassbox_reads_and_refuses_to_overwrite() {
     assert_eq!(zero.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&zero.stderr).contains("--rows"));
 }
+
+/// A folder that does not exist: one line naming the file asked for (not the temporary file
+/// the write goes through) with the OS's reason once, and nothing written.
+#[test]
+fn generate_into_a_missing_folder_names_the_file_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("missing").join("synthetic.csv");
+    let out = glassbox(&["generate", "--rows", "10", "--out", path.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    let message = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(message.trim_end().lines().count(), 1, "{message}");
+    assert!(
+        message.contains(path.to_str().unwrap()) && !message.contains("synthetic.csv.tmp"),
+        "{message}"
+    );
+    assert_eq!(
+        message.matches("No such file or directory").count(),
+        1,
+        "{message}"
+    );
+    assert!(!dir.path().join("missing").exists());
+}

@@ -150,4 +150,26 @@ fn explain_refuses_a_classifier_and_a_bad_plot_name() {
     ]);
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("S-ORRT"));
+
+    // A plot we cannot draw (.jpg) fails before anything is written (the extension is checked
+    // before the model is even read: this one is an S-ORRT by kind only).
+    std::fs::write(
+        &fake,
+        "{\"glassbox_model\": \"sorrt\", \"version\": \"0\", \"model\": {}}",
+    )
+    .unwrap();
+    let csv = dir.path().join("e.csv");
+    let out = glassbox(&[
+        "explain",
+        fake.to_str().unwrap(),
+        &boston(),
+        "--out",
+        csv.to_str().unwrap(),
+        "--plot",
+        dir.path().join("e.jpg").to_str().unwrap(),
+    ]);
+    assert!(!out.status.success());
+    let message = String::from_utf8_lossy(&out.stderr);
+    assert!(message.contains(".png or .svg"), "{message}");
+    assert!(!csv.exists(), "the explanations were written");
 }
