@@ -56,6 +56,7 @@ use crate::solver::{Capabilities, NlpSolver};
 use crate::tensor::PreparedObjective;
 use crate::{GlassboxError, Result, SolveOptions, SolveResult};
 use std::sync::Mutex;
+use std::time::{Duration, Instant};
 use tch::{Device, Kind, Tensor};
 
 /// The registry name of this backend.
@@ -227,6 +228,9 @@ impl NlpSolver for TorchSolver {
             kind,
             cache: Mutex::new(None),
             constraint_hessian: ConstraintHessian::of(problem),
+            deadline: options
+                .time_limit
+                .and_then(|t| Instant::now().checked_add(Duration::try_from_secs_f64(t).ok()?)),
         };
         let mut result = gradient::LbfgsSolver::new()
             .solve(&adapter, &inner_options)
@@ -274,6 +278,9 @@ struct TorchProblem<'a> {
     kind: Kind,
     cache: Mutex<Option<Evaluation>>,
     constraint_hessian: ConstraintHessian,
+    /// The solve's wall-clock deadline: a Hessian (n backward passes, seconds on a large
+    /// data set on the CPU) stops between passes when it is reached.
+    deadline: Option<Instant>,
 }
 
 impl TorchProblem<'_> {
@@ -308,7 +315,8 @@ impl TorchProblem<'_> {
 
     /// The objective's Hessian at `x`, row-major `n x n`: the gradient with `create_graph`,
     /// then one backward pass per entry of it. A gradient entry that does not depend on `x`
-    /// (an objective linear in that variable) has a zero row.
+    /// (an objective linear in that variable) has a zero row. Past the deadline it is NaN:
+    /// the Newton stage then takes no Newton step, and its line search stops at the limit.
     fn objective_hessian(&self, x: &[f64]) -> Vec<f64> {
         let n = x.len();
         let prepared = self.prepared.lock().unwrap_or_else(|e| e.into_inner());
@@ -326,6 +334,9 @@ impl TorchProblem<'_> {
                 return hessian; // the objective is linear
             }
             for i in 0..n {
+                if self.deadline.is_some_and(|d| Instant::now() >= d) {
+                    return vec![f64::NAN; n * n];
+                }
                 let entry = grad.get(i as i64);
                 let row = Tensor::f_run_backward(&[&entry], &[&xt], true, false)
                     .unwrap_or_else(|e| panic!("the second backward pass failed: {e}"))
@@ -425,6 +436,7 @@ mod tests {
             kind: Kind::Double,
             cache: Mutex::new(None),
             constraint_hessian: ConstraintHessian::of(problem),
+            deadline: None,
         }
     }
 
@@ -519,5 +531,25 @@ mod tests {
             .map(|_| sorrt::starts::random_start(&problem, config.initialization, &mut rng))
             .collect();
         assert_hessians_agree("S-ORRT", &problem, &points);
+    }
+
+    /// Past the solve's deadline the Hessian is not computed (NaN), so a Newton stage on a
+    /// large data set cannot overrun a time limit by a whole Hessian.
+    #[test]
+    fn no_hessian_past_the_deadline() {
+        let table = data::synthetic_oblique(100, 3, 2, 4);
+        let d = table.encode_classification().unwrap();
+        let x = Arc::new(MinMaxScaler::fit(&d.x).transform(&d.x));
+        let config = sorct::SorctConfig::default();
+        let problem = config.problem(x, Arc::new(d.y.clone()), 2).unwrap();
+        let mut rng = ChaCha8Rng::seed_from_u64(1);
+        let point = sorct::starts::random_start(&problem, config.initialization, &mut rng);
+        let mut torch = adapter(&problem);
+        assert!(torch
+            .objective_hessian(&point)
+            .iter()
+            .all(|v| v.is_finite()));
+        torch.deadline = Some(Instant::now());
+        assert!(torch.objective_hessian(&point).iter().all(|v| v.is_nan()));
     }
 }
