@@ -64,20 +64,41 @@ pub trait Figure {
         DB::ErrorType: 'static;
 }
 
-/// The extension of a plot file, `png` or `svg`; any other is an error naming the file.
+/// The extension of a plot file, `png` or `svg`; any other, or a folder that does not
+/// exist, is an error naming the file (checked before a command writes anything).
 pub fn plot_extension(path: &Path) -> Result<&'static str> {
-    match path
+    let ext = match path
         .extension()
         .map(|e| e.to_string_lossy().to_lowercase())
         .as_deref()
     {
-        Some("png") => Ok("png"),
-        Some("svg") => Ok("svg"),
-        _ => Err(GlassboxError::Config(format!(
-            "{}: a plot must be a .png or .svg file",
-            path.display()
-        ))),
+        Some("png") => "png",
+        Some("svg") => "svg",
+        _ => {
+            return Err(GlassboxError::Config(format!(
+                "{}: a plot must be a .png or .svg file",
+                path.display()
+            )))
+        }
+    };
+    let dir = folder_of(path);
+    if !dir.is_dir() {
+        return Err(GlassboxError::io(
+            path,
+            std::io::Error::new(
+                std::io::ErrorKind::NotFound,
+                format!("the folder {} does not exist", dir.display()),
+            ),
+        ));
     }
+    Ok(ext)
+}
+
+/// The folder a file is written in (`.` for a bare name).
+fn folder_of(path: &Path) -> &Path {
+    path.parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."))
 }
 
 /// Draws `figure` to `path` (`.png` or `.svg`, by its extension) at `size` pixels, through a
@@ -85,10 +106,7 @@ pub fn plot_extension(path: &Path) -> Result<&'static str> {
 /// Returns [`NO_FONT_NOTE`] when the figure had to be drawn without text.
 pub fn save(figure: &impl Figure, path: &Path, size: (u32, u32)) -> Result<Option<String>> {
     let ext = plot_extension(path)?;
-    let dir = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
+    let dir = folder_of(path);
     let stem = path
         .file_stem()
         .map(|n| n.to_string_lossy().to_string())

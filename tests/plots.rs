@@ -379,6 +379,20 @@ fn bad_input_is_one_error_and_no_file() {
         dir.path().join("out.pdf").to_str().unwrap(),
     ]));
     assert!(err.contains(".png or .svg"), "{err}");
+    // A folder that does not exist: named, and the OS's reason not repeated.
+    let nowhere = dir.path().join("nowhere").join("out.svg");
+    let err = fails(&glassbox(&[
+        "plot",
+        "scatter",
+        cart.to_str().unwrap(),
+        "--out",
+        nowhere.to_str().unwrap(),
+    ]));
+    assert!(
+        err.contains(nowhere.to_str().unwrap()) && err.contains("does not exist"),
+        "{err}"
+    );
+    assert!(!err.contains("backend error"), "{err}");
     let err = fails(&glassbox(&[
         "plot",
         "scatter",
