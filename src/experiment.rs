@@ -268,7 +268,7 @@ impl ExperimentConfig {
     pub fn parse(path: &Path, text: &str) -> Result<Self> {
         let file = path.display().to_string();
         let bad = |m: String| GlassboxError::Config(format!("{file}: {m}"));
-        let raw: RawConfig = toml::from_str(text).map_err(|e| bad(one_line(&e.to_string())))?;
+        let raw: RawConfig = toml::from_str(text).map_err(|e| bad(in_table(text, &e)))?;
         let mut formulation = raw.formulation;
         let name = take_name(&mut formulation)
             .ok_or_else(|| bad("[formulation] needs a name, e.g. name = \"sorct\"".into()))?;
@@ -473,6 +473,32 @@ fn take_name(table: &mut toml::Table) -> Option<String> {
 
 fn one_line(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// A TOML error as "[table]: message", the table found above the error's position in
+/// `text`. The text parsed here is a cell of the grid written back as TOML
+/// (`experiment/grid.rs`), so toml's line numbers would point into that, not into the
+/// user's file (whose syntax errors the grid's own parse reports with their lines).
+fn in_table(text: &str, e: &toml::de::Error) -> String {
+    let message = one_line(e.message());
+    let is_header = |line: &str| line.trim_start().starts_with('[');
+    let table = e.span().and_then(|span| {
+        let before = text.get(..span.start)?;
+        let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+        // An error on a header line is about the table's own name (a key of the root).
+        if is_header(&text[line_start..]) {
+            return None;
+        }
+        before[..line_start]
+            .lines()
+            .rev()
+            .find(|line| is_header(line))
+            .map(str::trim)
+    });
+    match table {
+        Some(table) => format!("{table}: {message}"),
+        None => message,
+    }
 }
 
 /// One line of `results.jsonl`: one solve (one start of one split).

@@ -75,6 +75,39 @@ fn missing_file() {
     assert_clean_failure(&output, &out, &["/nonexistent/data.csv"]);
 }
 
+/// A misspelt key is named with its table; no line number, since the parser that finds it
+/// reads the config written back per grid cell, whose lines are not the file's.
+#[test]
+fn unknown_keys_are_named_with_their_table() {
+    let csv = shared("iris.csv");
+    for (config, needles) in [
+        (
+            config(
+                &format!("path = \"{csv}\"\nbogus_field = 3"),
+                "depth = 2",
+                "",
+            ),
+            ["[data]", "unknown field `bogus_field`"],
+        ),
+        (
+            config(&format!("path = \"{csv}\""), "depth = 2", "time_limt = 5.0"),
+            ["[solver]", "unknown field `time_limt`"],
+        ),
+        (
+            format!(
+                "{}[bogus]\nx = 1\n",
+                config(&format!("path = \"{csv}\""), "depth = 2", "")
+            ),
+            ["unknown field `bogus`", "`decomposition`"],
+        ),
+    ] {
+        let (output, out, _dir) = run_config(&config);
+        assert_clean_failure(&output, &out, &needles);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(!stderr.contains("at line"), "{stderr}");
+    }
+}
+
 #[test]
 fn missing_config_file() {
     let output = glassbox(&["run", "/nonexistent/config.toml"]);
