@@ -83,8 +83,31 @@ const OWN_OPTIONS: [OptionSpec; 2] = [
     },
 ];
 
+/// lbfgs's `refine_after` with torch's default (see [`checked`]).
+const REFINE_AFTER: OptionSpec = OptionSpec {
+    name: "refine_after",
+    kind: OptionKind::Int,
+    help: "first-order iterations of an inner solve after which projected Newton takes over, >= 0 (0: Newton only; default: only when L-BFGS stalls, on both paths, since an autograd Hessian costs n backward passes)",
+};
+
 const NUM_OPTIONS: usize = OWN_OPTIONS.len() + gradient::OPTIONS.len();
 
+const fn same_name(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut k = 0;
+    while k < a.len() {
+        if a[k] != b[k] {
+            return false;
+        }
+        k += 1;
+    }
+    true
+}
+
+/// torch's own options, then lbfgs's (its `refine_after` with torch's default).
 const fn all_options() -> [OptionSpec; NUM_OPTIONS] {
     let mut out = [OWN_OPTIONS[0]; NUM_OPTIONS];
     let mut i = 0;
@@ -94,7 +117,11 @@ const fn all_options() -> [OptionSpec; NUM_OPTIONS] {
     }
     let mut j = 0;
     while j < gradient::OPTIONS.len() {
-        out[i + j] = gradient::OPTIONS[j];
+        out[i + j] = if same_name(gradient::OPTIONS[j].name, REFINE_AFTER.name) {
+            REFINE_AFTER
+        } else {
+            gradient::OPTIONS[j]
+        };
         j += 1;
     }
     out

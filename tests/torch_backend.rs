@@ -302,6 +302,24 @@ fn options_and_capabilities() {
     let bad = cpu().with_raw("memory", RawOptionValue::Int(0));
     let err = torch().solve(&bounded_quadratic(), &bad).unwrap_err();
     assert!(err.to_string().contains("torch"), "{err}");
+    // ... and by the registry, before any solve (a config fails before a run writes).
+    let err = registry::nlp_solver("torch", &bad)
+        .err()
+        .expect("memory = 0 refused");
+    assert!(err.to_string().contains("torch"), "{err}");
+    // The option list states torch's own default of refine_after, once.
+    let entry = registry::find("torch").unwrap();
+    let refine_after: Vec<_> = entry
+        .options
+        .iter()
+        .filter(|o| o.name == "refine_after")
+        .collect();
+    assert_eq!(refine_after.len(), 1);
+    assert!(
+        refine_after[0].help.contains("on both paths"),
+        "{}",
+        refine_after[0].help
+    );
     if !tch::Cuda::is_available() {
         let cuda = SolveOptions::default().with_raw("device", RawOptionValue::Str("cuda".into()));
         let err = torch().solve(&bounded_quadratic(), &cuda).unwrap_err();
