@@ -63,7 +63,7 @@ enum Command {
         /// one problem at a time per process (their libraries are not reentrant): with them,
         /// the lines record the wait as lock_wait_seconds; use shards in separate processes to
         /// solve in parallel.
-        #[arg(long)]
+        #[arg(long, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
         jobs: Option<usize>,
         /// Run one shard i/n of the cells (chains dealt by index modulo n), e.g. 2/4.
         #[arg(long)]

@@ -108,6 +108,26 @@ fn unknown_keys_are_named_with_their_table() {
     }
 }
 
+/// `--jobs 0` is refused (it used to run as 1) before anything is written.
+#[test]
+fn zero_jobs_is_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let config = format!("{}/examples/demo.toml", env!("CARGO_MANIFEST_DIR"));
+    let output = glassbox(&[
+        "run",
+        &config,
+        "--out",
+        out.to_str().unwrap(),
+        "--jobs",
+        "0",
+    ]);
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("--jobs"), "{stderr}");
+    assert!(!out.exists());
+}
+
 #[test]
 fn missing_config_file() {
     let output = glassbox(&["run", "/nonexistent/config.toml"]);
