@@ -429,7 +429,12 @@ impl NlpProblem for TorchProblem<'_> {
         for ((i, j), value) in (0..n).flat_map(lower).zip(values.iter_mut()) {
             *value = obj_factor * 0.5 * (h[i * n + j] + h[j * n + i]);
         }
-        if let ConstraintHessian::Problem(structure) = &self.constraint_hessian {
+        // The problem's Hessian at obj_factor 0 still walks every row (S-ORCT's does), so
+        // it is skipped when every multiplier is 0 (no active nonlinear row): its part is 0.
+        let any_multiplier = lambda.iter().any(|&l| l != 0.0);
+        if let (ConstraintHessian::Problem(structure), true) =
+            (&self.constraint_hessian, any_multiplier)
+        {
             let mut part = vec![0.0; structure.len()];
             self.inner.hessian_values(x, 0.0, lambda, &mut part);
             for (&(r, c), v) in structure.iter().zip(&part) {
