@@ -174,6 +174,7 @@ fn compare(
 }
 
 fn main() {
+    glassbox::allocator::keep_freed_memory();
     let args: Vec<String> = std::env::args().skip(1).collect();
     let n: u64 = args
         .first()

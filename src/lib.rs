@@ -13,6 +13,7 @@
 //! Dependencies point inward: formulations and solvers use the core, never each other; only
 //! the registry, the experiment runner and the CLI see everything.
 
+pub mod allocator;
 pub mod compare;
 pub mod data;
 pub mod diagram;

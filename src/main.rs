@@ -219,6 +219,7 @@ enum PlotCommand {
 }
 
 fn main() {
+    glassbox::allocator::keep_freed_memory();
     let cli = Cli::parse();
     if let Err(e) = dispatch(cli.command) {
         eprintln!("error: {}", format!("{e:#}").replace('\n', " "));
