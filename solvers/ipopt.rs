@@ -791,7 +791,12 @@ fn finish(
             TerminationStatus::LocallyOptimal
         }
         ffi::INFEASIBLE_PROBLEM_DETECTED => TerminationStatus::Infeasible,
-        ffi::SEARCH_DIRECTION_BECOMES_TOO_SMALL if feasible => at_limit(Limit::Other),
+        // A line search that can make no progress (or a restoration phase that fails) at a
+        // feasible point still leaves a usable point, often all but converged: kept, as
+        // feasible at a limit, rather than lost as an error.
+        ffi::SEARCH_DIRECTION_BECOMES_TOO_SMALL | ffi::RESTORATION_FAILED if feasible => {
+            at_limit(Limit::Other)
+        }
         ffi::DIVERGING_ITERATES => TerminationStatus::Unbounded,
         ffi::USER_REQUESTED_STOP if raw.time_up => {
             raw_status.push_str(" (wall-clock time limit)");

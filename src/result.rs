@@ -39,7 +39,8 @@ pub enum TerminationStatus {
     Infeasible,
     /// The objective is unbounded below on the feasible set.
     Unbounded,
-    /// The backend failed numerically (restoration failure, non-finite evaluations, ...).
+    /// The backend failed numerically (restoration failure at an infeasible point,
+    /// non-finite evaluations, ...).
     NumericalError,
     /// Any other backend failure (memory, invalid problem detected by the backend, ...).
     Error,
