@@ -195,16 +195,20 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
     write_atomically_with(path, |w| w.write_all(bytes))
 }
 
+/// The folder a file is written in (`.` for a bare name).
+pub(crate) fn folder_of(path: &Path) -> &Path {
+    path.parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."))
+}
+
 /// Like [`write_atomically`], for content that `write` streams (large files): the
 /// temporary file is removed when `write` or the rename fails.
 pub fn write_atomically_with(
     path: &Path,
     write: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>,
 ) -> Result<()> {
-    let dir = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
+    let dir = folder_of(path);
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy().to_string())

@@ -81,7 +81,7 @@ pub fn plot_extension(path: &Path) -> Result<&'static str> {
             )))
         }
     };
-    let dir = folder_of(path);
+    let dir = crate::model::folder_of(path);
     if !dir.is_dir() {
         return Err(GlassboxError::io(
             path,
@@ -94,19 +94,12 @@ pub fn plot_extension(path: &Path) -> Result<&'static str> {
     Ok(ext)
 }
 
-/// The folder a file is written in (`.` for a bare name).
-fn folder_of(path: &Path) -> &Path {
-    path.parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."))
-}
-
 /// Draws `figure` to `path` (`.png` or `.svg`, by its extension) at `size` pixels, through a
 /// temporary file in the same folder and a rename, so an error leaves no partial plot.
 /// Returns [`NO_FONT_NOTE`] when the figure had to be drawn without text.
 pub fn save(figure: &impl Figure, path: &Path, size: (u32, u32)) -> Result<Option<String>> {
     let ext = plot_extension(path)?;
-    let dir = folder_of(path);
+    let dir = crate::model::folder_of(path);
     let stem = path
         .file_stem()
         .map(|n| n.to_string_lossy().to_string())
