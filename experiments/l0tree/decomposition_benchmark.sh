@@ -19,6 +19,6 @@ for data in car thyroid; do
         python3 experiments/l0tree/compare_decomposition.py target/release/glassbox \
             "experiments/l0tree/${data}_not_dec.toml" "experiments/l0tree/${data}_s_nb_dec.toml" \
             --splits "$splits" --starts "$starts" --initialization "$init" \
-            --out "$out/$data-$init" 2>/dev/null | tee "$out/$data-$init.txt"
+            --out "$out/$data-$init" | tee "$out/$data-$init.txt"
     done
 done
