@@ -129,6 +129,49 @@ fn decomposition_config_errors() {
     }
 }
 
+/// The number of macro-iterations that raise the full objective.
+fn rises(record: &SolveRecord) -> usize {
+    let trace = record
+        .decomposition
+        .as_ref()
+        .expect("a decomposition trace");
+    trace
+        .windows(2)
+        .filter(|w| w[1].objective > w[0].objective)
+        .count()
+}
+
+/// The monotone rule ((22) of the l0 paper): no subproblem point that raises the full
+/// objective is taken, so no macro-iteration raises it, and the run says how many points it
+/// rejected. On these iris starts the unconditional update (21) does raise it (checked
+/// first, so that the rule is exercised).
+#[test]
+fn monotone_rule_keeps_the_objective_from_rising() {
+    let mut config = example();
+    config.multistart.starts = 3;
+    let unconditional = run(&config);
+    assert!(
+        unconditional.iter().any(|r| rises(r) > 0),
+        "no start raises the objective under (21): the instance no longer exercises the rule"
+    );
+    config.decomposition.as_mut().unwrap().monotone = true;
+    let monotone = run(&config);
+    let mut rejected = 0;
+    for r in &monotone {
+        check_trace(r, 5);
+        assert_eq!(rises(r), 0, "{:?}", r.decomposition);
+        let count = r
+            .raw_status
+            .split(" rejected by the monotone rule")
+            .next()
+            .and_then(|head| head.rsplit(' ').next())
+            .and_then(|n| n.parse::<usize>().ok())
+            .unwrap_or_else(|| panic!("no rejection count in {}", r.raw_status));
+        rejected += count;
+    }
+    assert!(rejected > 0);
+}
+
 /// Subproblems go through the registry: the gradient backend solves them as well.
 #[test]
 fn s_nb_dec_with_the_lbfgs_backend() {
