@@ -92,8 +92,9 @@ fn wall_clock_limit_on_real_problems_for_every_backend() {
     let milp = oct(300, 3);
     let mut names = Vec::new();
     for entry in registry::backends() {
-        // An unreachable tolerance for the NLP backends, and a problem too large to converge
-        // within the limit (above).
+        // A tight tolerance for the NLP backends (it bounds stationarity only, and lbfgs's
+        // Newton stage can reach it), on a problem too large to converge within the limit
+        // (above).
         let options = SolveOptions {
             time_limit: Some(limit),
             ..SolveOptions::default()
