@@ -48,10 +48,10 @@
 //!
 //! Depends on the core (NLP, solver trait, options, results), on no formulation or backend.
 
-use crate::formulation::NodeBlocks;
-use crate::nlp::NlpProblem;
-use crate::WarmStart;
-use crate::{
+use glassbox_core::formulation::NodeBlocks;
+use glassbox_core::nlp::NlpProblem;
+use glassbox_core::WarmStart;
+use glassbox_core::{
     GlassboxError, Limit, NlpSolver, Result, SolveOptions, SolveResult, TerminationStatus,
 };
 use rand::seq::SliceRandom;
@@ -780,7 +780,7 @@ impl NlpProblem for Restricted<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::formulation::BranchBlock;
+    use glassbox_core::formulation::BranchBlock;
 
     /// A small coupled problem: f = sum (x_i - i)^2 + x0 x1 x2, g0 = x0 + x1 (>= 1),
     /// g1 = x2 (fixed-only when x2 is not free).
@@ -854,9 +854,9 @@ mod tests {
         // Row 1 involves only x2, which is fixed: dropped.
         assert_eq!(sub.rows, vec![0]);
         let xl = [0.5, 0.2];
-        let grad = crate::nlp::check::gradient_error(&sub, &xl, 1e-6);
+        let grad = glassbox_core::nlp::check::gradient_error(&sub, &xl, 1e-6);
         assert!(grad < 1e-7, "gradient error {grad}");
-        let hess = crate::nlp::check::hessian_error(&sub, &xl, 0.7, &[0.4], 1e-6).unwrap();
+        let hess = glassbox_core::nlp::check::hessian_error(&sub, &xl, 0.7, &[0.4], 1e-6).unwrap();
         assert!(hess < 1e-7, "Hessian error {hess}");
         // The proximal term is zero at the current point and the full objective there.
         assert!((sub.objective(&[0.3, -0.7]) - Coupled.objective(&base)).abs() < 1e-12);

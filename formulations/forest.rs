@@ -10,13 +10,14 @@
 //!
 //! Depends on the core and on `cart` (the tree type and its growth).
 
-use crate::data::Encoding;
-use crate::formulation::{FormulationInfo, ParamSpec};
-use crate::formulations::cart::grow::{self, Criterion, GrowParams, Targets};
-use crate::formulations::cart::tree::AxisTree;
-use crate::formulations::cart::{CartConfig, TreeTask};
-use crate::model::{CheckedModel, Classifier, Regressor};
-use crate::{GlassboxError, Result};
+use crate::cart::grow::{self, Criterion, GrowParams, Targets};
+use crate::cart::tree::AxisTree;
+use crate::cart::{CartConfig, TreeTask};
+use glassbox_core::data::Encoding;
+use glassbox_core::formulation::{FormulationInfo, ParamSpec};
+use glassbox_core::learner::{HeuristicFit, HeuristicLearner, TrainingSet};
+use glassbox_core::model::{CheckedModel, Classifier, Regressor};
+use glassbox_core::{GlassboxError, Result};
 use nalgebra::DMatrix;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -240,24 +241,19 @@ pub struct ForestModel {
 
 impl CheckedModel for ForestModel {
     fn check(&self, _kind: &str) -> std::result::Result<(), String> {
-        crate::formulations::cart::check_trees(
-            &self.task,
-            &self.feature_names,
-            &self.encoding,
-            &self.trees,
-        )
+        crate::cart::check_trees(&self.task, &self.feature_names, &self.encoding, &self.trees)
     }
 }
 
 impl ForestModel {
     /// Saves the model as JSON.
     pub fn save(&self, path: &Path) -> Result<()> {
-        crate::model::save_json(path, NAME, self)
+        glassbox_core::model::save_json(path, NAME, self)
     }
 
     /// Loads a model saved by [`ForestModel::save`] (checked by [`CheckedModel`]).
     pub fn load(path: &Path) -> Result<Self> {
-        crate::model::load_json(path, NAME)
+        glassbox_core::model::load_json(path, NAME)
     }
 
     /// Whether it is a regression forest.
@@ -278,8 +274,8 @@ impl ForestModel {
             c += b.ncols();
         }
         (
-            crate::metrics::delta_local(&a, 0.0),
-            crate::metrics::delta_global(&a, 0.0),
+            glassbox_core::metrics::delta_local(&a, 0.0),
+            glassbox_core::metrics::delta_global(&a, 0.0),
         )
     }
 
@@ -360,5 +356,54 @@ impl Regressor for ForestModel {
 
     fn predict(&self, x: &DMatrix<f64>) -> Vec<f64> {
         self.mean_values(x, 1).column(0).iter().copied().collect()
+    }
+}
+
+glassbox_core::fitted_model!(ForestModel, either);
+
+/// The random forest as a heuristic learner; its seed varies by split.
+impl HeuristicLearner for ForestConfig {
+    type Model = ForestModel;
+
+    fn name(&self) -> &'static str {
+        NAME
+    }
+    fn is_regression(&self) -> bool {
+        self.criterion.is_regression()
+    }
+    fn depth(&self) -> Option<usize> {
+        self.depth
+    }
+    fn check(&self, regression: bool, features: usize) -> Result<()> {
+        crate::heuristic::check_features(NAME, features)?;
+        ForestConfig::check(self, regression, features)
+    }
+    fn fit(
+        &self,
+        data: &TrainingSet<'_>,
+        seed: u64,
+        _start: Option<&ForestModel>,
+        _solver: Option<(&dyn glassbox_core::NlpSolver, &glassbox_core::SolveOptions)>,
+    ) -> Result<HeuristicFit<ForestModel>> {
+        let c = ForestConfig {
+            seed: crate::heuristic::split_seed(self.seed, seed),
+            ..self.clone()
+        };
+        let trees = c.fit_trees(data.x, data.targets)?;
+        Ok(HeuristicFit {
+            model: ForestModel {
+                criterion: c.criterion,
+                task: data.task.clone(),
+                feature_names: data.encoding.feature_names(),
+                encoding: data.encoding.clone(),
+                trees,
+            },
+            iterations: 0,
+            hit_time_limit: false,
+            note: format!("{} trees", c.n_trees),
+        })
+    }
+    fn sparsity(&self, model: &ForestModel) -> (f64, f64) {
+        model.sparsity()
     }
 }

@@ -32,12 +32,14 @@
 //! Depends on the core (`nlp`, `data`, `metrics`, `model`, `formulation`, the solver trait
 //! and its options and results), never on a backend.
 
-use crate::data::{Encoding, MinMaxScaler};
-use crate::formulation::{FormulationInfo, NlpClassifierFormulation, ParamSpec, ReportedParams};
-use crate::metrics;
-use crate::model::{CheckedModel, Classifier};
-use crate::nlp::{NlpProblem, PointCache};
-use crate::{GlassboxError, NlpSolver, Result, SolveOptions, SolveResult, WarmStart};
+use glassbox_core::data::{Encoding, MinMaxScaler};
+use glassbox_core::formulation::{
+    FormulationInfo, NlpClassifierFormulation, ParamSpec, ReportedParams,
+};
+use glassbox_core::metrics;
+use glassbox_core::model::{CheckedModel, Classifier};
+use glassbox_core::nlp::{NlpProblem, PointCache};
+use glassbox_core::{GlassboxError, NlpSolver, Result, SolveOptions, SolveResult, WarmStart};
 use nalgebra::DMatrix;
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
@@ -569,7 +571,7 @@ impl NlpProblem for LogisticL1Problem {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct LogisticWeights {
     /// Weights, one column per score column.
-    #[serde(deserialize_with = "crate::model::checked_matrix")]
+    #[serde(deserialize_with = "glassbox_core::model::checked_matrix")]
     pub weights: DMatrix<f64>,
     /// Intercepts, one per score column.
     pub intercepts: Vec<f64>,
@@ -803,12 +805,12 @@ impl LogisticL1Model {
 
     /// Saves the model as JSON.
     pub fn save(&self, path: &Path) -> Result<()> {
-        crate::model::save_json(path, NAME, self)
+        glassbox_core::model::save_json(path, NAME, self)
     }
 
     /// Loads a model saved by [`LogisticL1Model::save`] (checked by [`CheckedModel`]).
     pub fn load(path: &Path) -> Result<Self> {
-        crate::model::load_json(path, NAME)
+        glassbox_core::model::load_json(path, NAME)
     }
 }
 
@@ -816,7 +818,7 @@ impl CheckedModel for LogisticL1Model {
     fn check(&self, _kind: &str) -> std::result::Result<(), String> {
         // Two classes share one score column; fewer would leave a column of
         // probabilities without its class.
-        crate::model::check_classes(&self.classes, 2)?;
+        glassbox_core::model::check_classes(&self.classes, 2)?;
         let p = self.encoding.n_features();
         let w = &self.coefficients;
         let columns = if self.classes.len() == 2 {
@@ -824,7 +826,7 @@ impl CheckedModel for LogisticL1Model {
         } else {
             self.classes.len()
         };
-        crate::model::check_sizes(
+        glassbox_core::model::check_sizes(
             &self.scaler,
             &self.encoding,
             &[
@@ -975,3 +977,5 @@ impl NlpClassifierFormulation for LogisticL1Config {
         )
     }
 }
+
+glassbox_core::fitted_model!(LogisticL1Model, classifier);

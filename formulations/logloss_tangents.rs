@@ -15,8 +15,8 @@
 //!
 //! Depends on the core's MILP type only.
 
-use crate::milp::MilpProblem;
-use crate::{GlassboxError, Result};
+use glassbox_core::milp::MilpProblem;
+use glassbox_core::{GlassboxError, Result};
 use serde::{Deserialize, Serialize};
 
 /// One of Sato et al.'s sets of tangent points.

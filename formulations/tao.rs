@@ -31,13 +31,16 @@
 //!
 //! Depends on the core and on `cart` (the tree type, and CART for the starting tree).
 
-use crate::formulation::{FormulationInfo, ParamSpec};
-use crate::formulations::cart::grow::{Criterion, Targets};
-use crate::formulations::cart::tree::{argmax, AxisSplit, AxisTree};
-use crate::formulations::cart::CartConfig;
-use crate::{GlassboxError, Result};
+use crate::cart::grow::{Criterion, Targets};
+use crate::cart::tree::{argmax, AxisSplit, AxisTree};
+use crate::cart::CartConfig;
+use crate::cart::{TreeModel, TreeTask};
+use glassbox_core::formulation::{FormulationInfo, ParamSpec};
+use glassbox_core::learner::{HeuristicFit, HeuristicLearner, TrainingSet};
+use glassbox_core::{GlassboxError, Result};
 use nalgebra::DMatrix;
 use serde::{Deserialize, Serialize};
+use std::path::Path;
 
 /// The name configs and saved models use.
 pub const NAME: &str = "tao";
@@ -556,4 +559,75 @@ pub fn starting_tree(
     config
         .cart()
         .fit_tree(x, Targets::Classes { y, n_classes }, &vec![1.0; x.nrows()])
+}
+
+/// TAO as a heuristic learner: from CART's tree (or the saved tree of
+/// `multistart.warm_start`), alternating optimization of the nodes until no pass improves.
+impl HeuristicLearner for TaoConfig {
+    type Model = TreeModel;
+
+    fn name(&self) -> &'static str {
+        NAME
+    }
+    fn is_regression(&self) -> bool {
+        self.criterion.is_regression()
+    }
+    fn depth(&self) -> Option<usize> {
+        self.depth
+    }
+    fn check(&self, regression: bool, features: usize) -> Result<()> {
+        crate::heuristic::check_features(NAME, features)?;
+        TaoConfig::check(self, regression)
+    }
+    fn load_start(&self, path: &Path, features: usize, n_classes: usize) -> Result<TreeModel> {
+        let model = TreeModel::load(path)?;
+        let classes = match &model.task {
+            TreeTask::Classification { classes } => classes.len(),
+            TreeTask::Regression { .. } => 0,
+        };
+        if classes != n_classes || model.feature_names.len() != features {
+            return Err(GlassboxError::formulation(
+                NAME,
+                format!(
+                    "the warm-start tree has {} features and {classes} classes, the data {features} and {n_classes}",
+                    model.feature_names.len()
+                ),
+            ));
+        }
+        Ok(model)
+    }
+    fn fit(
+        &self,
+        data: &TrainingSet<'_>,
+        _seed: u64,
+        start: Option<&TreeModel>,
+        _solver: Option<(&dyn glassbox_core::NlpSolver, &glassbox_core::SolveOptions)>,
+    ) -> Result<HeuristicFit<TreeModel>> {
+        let (y, n_classes) = data.classes(NAME)?;
+        let mut tree = match start {
+            Some(m) => m.tree.clone(),
+            None => starting_tree(self, data.x, y, n_classes),
+        };
+        let optimizer = Tao::new(data.x, y, n_classes);
+        let outcome = optimizer.optimize(&mut tree, &vec![1.0; data.x.nrows()], self.max_passes);
+        Ok(HeuristicFit {
+            model: crate::heuristic::tree_model(data, NAME, self.criterion, tree),
+            iterations: outcome.passes as u64,
+            hit_time_limit: false,
+            note: format!(
+                "{} after {} passes; training errors {} -> {}",
+                if outcome.converged {
+                    "converged"
+                } else {
+                    "pass limit"
+                },
+                outcome.passes,
+                outcome.errors_before,
+                outcome.errors_after
+            ),
+        })
+    }
+    fn sparsity(&self, model: &TreeModel) -> (f64, f64) {
+        model.sparsity()
+    }
 }

@@ -19,14 +19,15 @@
 //!
 //! Depends on the core, `cart` (starting tree), `tao` (the pass) and `logistic_l1`.
 
-use crate::data::{Encoding, MinMaxScaler};
-use crate::formulation::{FormulationInfo, ParamSpec};
-use crate::formulations::cart::grow::Criterion;
-use crate::formulations::cart::tree::{check_links, AxisTree};
-use crate::formulations::logistic_l1;
-use crate::formulations::tao::{self, CarePoints, NodeOptimizer, Rows, TaoConfig, TaoTree};
-use crate::model::{CheckedModel, Classifier};
-use crate::{metrics, GlassboxError, NlpSolver, Result, SolveOptions};
+use crate::cart::grow::Criterion;
+use crate::cart::tree::{check_links, AxisTree};
+use crate::logistic_l1;
+use crate::tao::{self, CarePoints, NodeOptimizer, Rows, TaoConfig, TaoTree};
+use glassbox_core::data::{Encoding, MinMaxScaler};
+use glassbox_core::formulation::{FormulationInfo, ParamSpec};
+use glassbox_core::learner::{HeuristicFit, HeuristicLearner, TrainingSet};
+use glassbox_core::model::{CheckedModel, Classifier};
+use glassbox_core::{metrics, GlassboxError, NlpSolver, Result, SolveOptions};
 use nalgebra::DMatrix;
 use serde::{Deserialize, Serialize};
 use std::cell::Cell;
@@ -388,12 +389,12 @@ pub struct ObliqueTreeModel {
 impl ObliqueTreeModel {
     /// Saves the model as JSON.
     pub fn save(&self, path: &Path) -> Result<()> {
-        crate::model::save_json(path, NAME, self)
+        glassbox_core::model::save_json(path, NAME, self)
     }
 
     /// Loads a model saved by [`ObliqueTreeModel::save`] (checked by [`CheckedModel`]).
     pub fn load(path: &Path) -> Result<Self> {
-        crate::model::load_json(path, NAME)
+        glassbox_core::model::load_json(path, NAME)
     }
 
     /// Local and global sparsity (percent) of the hyperplanes.
@@ -444,7 +445,7 @@ impl ObliqueTreeModel {
             )
         };
         let children = |t: usize| nodes[t].branch.as_ref().map(|(_, l, r)| (*l, *r));
-        crate::formulations::cart::write_rules(out, children, branch, leaf);
+        crate::cart::write_rules(out, children, branch, leaf);
     }
 }
 
@@ -452,7 +453,7 @@ impl CheckedModel for ObliqueTreeModel {
     /// Tree links in range and acyclic, one coefficient per encoded feature at every
     /// split, one fraction per class at every node.
     fn check(&self, _kind: &str) -> std::result::Result<(), String> {
-        crate::model::check_classes(&self.classes, 1)?;
+        glassbox_core::model::check_classes(&self.classes, 1)?;
         let p = self.encoding.n_features();
         if self.feature_names.len() != p {
             return Err(format!(
@@ -511,5 +512,67 @@ impl Classifier for ObliqueTreeModel {
                 .copied()
                 .unwrap_or(0.0)
         })
+    }
+}
+
+glassbox_core::fitted_model!(ObliqueTreeModel, classifier);
+
+/// Oblique TAO as a heuristic learner that drives an NLP backend (the node regressions).
+impl HeuristicLearner for TaoObliqueConfig {
+    type Model = ObliqueTreeModel;
+
+    fn name(&self) -> &'static str {
+        NAME
+    }
+    fn is_regression(&self) -> bool {
+        self.criterion.is_regression()
+    }
+    fn depth(&self) -> Option<usize> {
+        self.depth
+    }
+    fn check(&self, regression: bool, features: usize) -> Result<()> {
+        crate::heuristic::check_features(NAME, features)?;
+        TaoObliqueConfig::check(self, regression)
+    }
+    fn uses_solver(&self) -> bool {
+        true
+    }
+    fn fit(
+        &self,
+        data: &TrainingSet<'_>,
+        _seed: u64,
+        _start: Option<&ObliqueTreeModel>,
+        solver: Option<(&dyn glassbox_core::NlpSolver, &glassbox_core::SolveOptions)>,
+    ) -> Result<HeuristicFit<ObliqueTreeModel>> {
+        let (y, n_classes) = data.classes(NAME)?;
+        let Some((solver, options)) = solver else {
+            return Err(GlassboxError::formulation(
+                NAME,
+                "needs an NLP backend: add a [solver] table",
+            ));
+        };
+        let (tree, outcome, failures) =
+            TaoObliqueConfig::fit(self, data.x, y, n_classes, solver, options)?;
+        Ok(HeuristicFit {
+            model: ObliqueTreeModel {
+                lambda: self.lambda,
+                classes: data.task.classes().to_vec(),
+                feature_names: data.encoding.feature_names(),
+                encoding: data.encoding.clone(),
+                tree,
+            },
+            iterations: outcome.passes as u64,
+            hit_time_limit: false,
+            note: format!(
+                "{} after {} passes; training errors {} -> {}; {failures} node regressions without a point",
+                if outcome.converged { "converged" } else { "pass limit" },
+                outcome.passes,
+                outcome.errors_before,
+                outcome.errors_after
+            ),
+        })
+    }
+    fn sparsity(&self, model: &ObliqueTreeModel) -> (f64, f64) {
+        model.sparsity()
     }
 }

@@ -49,12 +49,14 @@
 //!
 //! Depends on the core and on `cart`, `forest` and `tao`.
 
-use crate::formulation::{FormulationInfo, ParamSpec};
-use crate::formulations::cart::grow::{Criterion, Targets};
-use crate::formulations::cart::tree::{AxisSplit, AxisTree, BfsNode, BfsTree};
-use crate::formulations::forest::{bootstrap_weights, ForestConfig, MaxFeatures};
-use crate::formulations::tao::Tao;
-use crate::{GlassboxError, Result};
+use crate::cart::grow::{Criterion, Targets};
+use crate::cart::tree::{AxisSplit, AxisTree, BfsNode, BfsTree};
+use crate::cart::TreeModel;
+use crate::forest::{bootstrap_weights, ForestConfig, MaxFeatures};
+use crate::tao::Tao;
+use glassbox_core::formulation::{FormulationInfo, ParamSpec};
+use glassbox_core::learner::{HeuristicFit, HeuristicLearner, TrainingSet};
+use glassbox_core::{GlassboxError, Result};
 use nalgebra::DMatrix;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -393,7 +395,7 @@ impl TmoConfig {
         let Some(fraction) = self.validation_fraction else {
             return self.run_with_validation(x, y, n_classes, None);
         };
-        let (train, val) = crate::data::stratified_split(y, fraction, self.seed)?;
+        let (train, val) = glassbox_core::data::stratified_split(y, fraction, self.seed)?;
         let pick = |rows: &[usize]| -> (DMatrix<f64>, Vec<usize>) {
             (
                 x.select_rows(rows.iter()),
@@ -509,5 +511,50 @@ impl TmoConfig {
 }
 
 fn argmax_first(v: &[f64]) -> usize {
-    crate::formulations::cart::tree::argmax(v)
+    crate::cart::tree::argmax(v)
+}
+
+/// TMO as a heuristic learner; its seed varies by split.
+impl HeuristicLearner for TmoConfig {
+    type Model = TreeModel;
+
+    fn name(&self) -> &'static str {
+        NAME
+    }
+    fn is_regression(&self) -> bool {
+        self.criterion.is_regression()
+    }
+    fn depth(&self) -> Option<usize> {
+        Some(self.depth)
+    }
+    fn check(&self, regression: bool, features: usize) -> Result<()> {
+        crate::heuristic::check_features(NAME, features)?;
+        TmoConfig::check(self, regression, features)
+    }
+    fn fit(
+        &self,
+        data: &TrainingSet<'_>,
+        seed: u64,
+        _start: Option<&TreeModel>,
+        _solver: Option<(&dyn glassbox_core::NlpSolver, &glassbox_core::SolveOptions)>,
+    ) -> Result<HeuristicFit<TreeModel>> {
+        let (y, n_classes) = data.classes(NAME)?;
+        let c = TmoConfig {
+            seed: crate::heuristic::split_seed(self.seed, seed),
+            ..self.clone()
+        };
+        let outcome = c.run(data.x, y, n_classes)?;
+        Ok(HeuristicFit {
+            model: crate::heuristic::tree_model(data, NAME, c.criterion, outcome.tree),
+            iterations: outcome.generations as u64,
+            hit_time_limit: outcome.hit_time_limit,
+            note: format!(
+                "{} generations; training accuracy {:.4} (best of the initial population {:.4})",
+                outcome.generations, outcome.fitness, outcome.initial_fitness
+            ),
+        })
+    }
+    fn sparsity(&self, model: &TreeModel) -> (f64, f64) {
+        model.sparsity()
+    }
 }

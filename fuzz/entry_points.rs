@@ -118,8 +118,10 @@ pub fn model_loader(data: &[u8]) {
             let _ = m.explanation_text(&e);
         }
     }
-    if let Ok(diagram) = glassbox::diagram::load_diagram(&path) {
-        let _ = diagram.size();
+    if let Ok(loaded) = glassbox::registry::Registry::builtin().load_model(&path) {
+        if let Some(diagram) = loaded.model.diagram() {
+            let _ = diagram.size();
+        }
     }
     let _ = std::fs::remove_file(&path);
 }

@@ -7,15 +7,16 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 cargo fmt --all -- --check
-cargo clippy --all-targets --quiet -- -D warnings
-cargo test --all-targets
+# The workspace: the core (src/core), the formulations, the backends and the glassbox crate.
+cargo clippy --workspace --all-targets --quiet -- -D warnings
+cargo test --workspace --all-targets
 
 if [ "${GLASSBOX_SKIP_TORCH:-0}" != 1 ]; then
   # Without `highs` so that HiGHS is not rebuilt for another feature set.
-  torch_features=(--no-default-features --features ipopt,cbc,torch)
-  scripts/with-torch.sh cargo clippy "${torch_features[@]}" --all-targets --quiet -- -D warnings
-  scripts/with-torch.sh cargo test "${torch_features[@]}" --test torch_backend --test conformance_nlp --test contextual_trees
+  torch_features=(--no-default-features --features glassbox/ipopt,glassbox/cbc,glassbox/torch)
+  scripts/with-torch.sh cargo clippy --workspace "${torch_features[@]}" --all-targets --quiet -- -D warnings
+  scripts/with-torch.sh cargo test -p glassbox "${torch_features[@]}" --test torch_backend --test conformance_nlp --test contextual_trees
   # the unit tests that only compile with torch (the contextual trees' policy and model, the
-  # autograd Hessian)
-  scripts/with-torch.sh cargo test "${torch_features[@]}" --lib -- contextual solvers::torch
+  # torch backend's own)
+  scripts/with-torch.sh cargo test --workspace "${torch_features[@]}" --lib -- contextual torch::
 fi

@@ -30,7 +30,7 @@
 //!   feasible, and CBC finishes in the background (the lock stays held until it does, so a
 //!   later CBC solve waits for it). A limit is thus never exceeded by more than 20% + 1 s.
 //! - `relative_gap` / `absolute_gap` -> `-ratioGap` / `-allowableGap`, defaulting to
-//!   [`crate::milp::DEFAULT_RELATIVE_GAP`] / [`crate::milp::DEFAULT_ABSOLUTE_GAP`] (CBC's own
+//!   [`glassbox_core::milp::DEFAULT_RELATIVE_GAP`] / [`glassbox_core::milp::DEFAULT_ABSOLUTE_GAP`] (CBC's own
 //!   default relative gap is 0).
 //! - `tolerance` -> `-primalTolerance`, `-dualTolerance` and `-integerTolerance`.
 //! - `iteration_limit` is refused: CBC 2.10's `-maxIterations` does not stop its
@@ -62,12 +62,12 @@
 //!
 //! Depends on the core (`milp`, `options`, `result`, `solver`, `registry`) only.
 
-use crate::milp::{self, BackendReport, MilpProblem, Sense};
-use crate::options::{check_raw_options, OptionKind, OptionSpec, RawOptionValue};
-use crate::registry::{BackendEntry, Constructor};
-use crate::solver::{Capabilities, MilpSolver};
-use crate::{GlassboxError, Limit, Result, SolveOptions, SolveResult, TerminationStatus};
 use coin_cbc::raw;
+use glassbox_core::backend::{BackendEntry, Constructor};
+use glassbox_core::milp::{self, BackendReport, MilpProblem, Sense};
+use glassbox_core::options::{check_raw_options, OptionKind, OptionSpec, RawOptionValue};
+use glassbox_core::solver::{Capabilities, MilpSolver};
+use glassbox_core::{GlassboxError, Limit, Result, SolveOptions, SolveResult, TerminationStatus};
 use std::ffi::{c_int, c_void, CString};
 use std::sync::mpsc;
 use std::sync::Mutex;
@@ -819,8 +819,8 @@ fn settle_unbounded_or_infeasible(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::milp::test_problems::{parity, small_lp, small_mip};
-    use crate::solver::test_support::{self, raw};
+    use crate::test_problems::{parity, small_lp, small_mip};
+    use crate::test_support::{self, raw};
 
     const INF: f64 = f64::INFINITY;
 
@@ -962,7 +962,7 @@ mod tests {
             time_limit: Some(limit),
             ..SolveOptions::default()
         }
-        .with_warm_start(Some(crate::WarmStart::primal(vec![1.0, 1.0, 0.0])));
+        .with_warm_start(Some(glassbox_core::WarmStart::primal(vec![1.0, 1.0, 0.0])));
         let clock = Instant::now();
         let result = solve(&problem, &options);
         let elapsed = clock.elapsed().as_secs_f64();
@@ -1012,7 +1012,7 @@ mod tests {
         let _ = solve(&unbounded, &quiet);
         let _ = solve(
             &small_mip(),
-            &quiet.with_warm_start(Some(crate::WarmStart::primal(vec![1.0, 1.0, 0.0]))),
+            &quiet.with_warm_start(Some(glassbox_core::WarmStart::primal(vec![1.0, 1.0, 0.0]))),
         );
         let _ = solve(
             &small_mip(),
@@ -1027,7 +1027,7 @@ mod tests {
     }
 
     /// The test that [`nothing_is_printed_at_verbosity_0`] runs in a child process.
-    const CHILD: &str = "solvers::cbc::tests::silent_child";
+    const CHILD: &str = "cbc::tests::silent_child";
 
     fn run_child(mode: &str) -> (String, String) {
         test_support::run_child(CHILD, "GLASSBOX_CBC_CHILD", mode, None)

@@ -13,7 +13,7 @@
 //!   the deadline. Either way the status carries [`Limit::Time`]. Building the model counts
 //!   against the limit.
 //! - `relative_gap` / `absolute_gap` -> `mip_rel_gap` / `mip_abs_gap`, defaulting to
-//!   [`crate::milp::DEFAULT_RELATIVE_GAP`] / [`crate::milp::DEFAULT_ABSOLUTE_GAP`].
+//!   [`glassbox_core::milp::DEFAULT_RELATIVE_GAP`] / [`glassbox_core::milp::DEFAULT_ABSOLUTE_GAP`].
 //! - `tolerance` -> `primal_feasibility_tolerance`, `dual_feasibility_tolerance` and
 //!   `mip_feasibility_tolerance`.
 //! - `iteration_limit` -> `simplex_iteration_limit` and `ipm_iteration_limit` for an LP. A
@@ -53,11 +53,11 @@
 //!
 //! Depends on the core (`milp`, `options`, `result`, `solver`, `registry`) only.
 
-use crate::milp::{self, BackendReport, MilpProblem, Sense};
-use crate::options::{check_raw_options, OptionKind, OptionSpec, RawOptionValue};
-use crate::registry::{BackendEntry, Constructor};
-use crate::solver::{Capabilities, MilpSolver};
-use crate::{GlassboxError, Limit, Result, SolveOptions, SolveResult, TerminationStatus};
+use glassbox_core::backend::{BackendEntry, Constructor};
+use glassbox_core::milp::{self, BackendReport, MilpProblem, Sense};
+use glassbox_core::options::{check_raw_options, OptionKind, OptionSpec, RawOptionValue};
+use glassbox_core::solver::{Capabilities, MilpSolver};
+use glassbox_core::{GlassboxError, Limit, Result, SolveOptions, SolveResult, TerminationStatus};
 use highs_sys as sys;
 use std::cell::Cell;
 use std::ffi::{c_char, c_int, c_void, CString};
@@ -771,8 +771,8 @@ fn settle_unbounded_or_infeasible(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::milp::test_problems::{parity, small_lp, small_mip};
-    use crate::solver::test_support::{self, raw};
+    use crate::test_problems::{parity, small_lp, small_mip};
+    use crate::test_support::{self, raw};
 
     const INF: f64 = f64::INFINITY;
 
@@ -984,7 +984,7 @@ mod tests {
         let _ = solve(&unbounded, &quiet);
         let _ = solve(
             &small_mip(),
-            &quiet.with_warm_start(Some(crate::WarmStart::primal(vec![1.0, 1.0, 0.0]))),
+            &quiet.with_warm_start(Some(glassbox_core::WarmStart::primal(vec![1.0, 1.0, 0.0]))),
         );
         let _ = HighsSolver::new().solve(
             &small_mip(),
@@ -996,7 +996,7 @@ mod tests {
     }
 
     /// The test that [`nothing_is_printed_at_verbosity_0`] runs in a child process.
-    const CHILD: &str = "solvers::highs::tests::silent_child";
+    const CHILD: &str = "highs::tests::silent_child";
 
     fn run_child(mode: &str) -> (String, String) {
         test_support::run_child(CHILD, "GLASSBOX_HIGHS_CHILD", mode, None)

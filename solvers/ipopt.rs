@@ -36,7 +36,7 @@
 //!
 //! Without a warm start, Ipopt starts from the projection of 0 onto the variable bounds
 //! (and then pushes it into the interior, see `bound_push`). A warm start gives the primal
-//! point; when it also carries multipliers (as [`crate::SolveResult::warm_start`] does),
+//! point; when it also carries multipliers (as [`glassbox_core::SolveResult::warm_start`] does),
 //! they are passed to Ipopt with `warm_start_init_point yes`, and the barrier parameter and
 //! the pushes away from the bounds are set small (`mu_init`, `warm_start_*_push` = 1e-9), so
 //! that a solve started at an optimum stops within an iteration or two. Raw options
@@ -62,11 +62,13 @@
 //!
 //! Depends on the core (`nlp`, `options`, `result`, `solver`, `registry`) only.
 
-use crate::nlp::NlpProblem;
-use crate::options::{check_raw_options, OptionKind, OptionSpec, RawOptionValue, WarmStart};
-use crate::registry::{BackendEntry, Constructor};
-use crate::solver::{refuse_gaps, Capabilities, NlpSolver};
-use crate::{GlassboxError, Limit, Result, SolveOptions, SolveResult, TerminationStatus};
+use glassbox_core::backend::{BackendEntry, Constructor};
+use glassbox_core::nlp::NlpProblem;
+use glassbox_core::options::{
+    check_raw_options, OptionKind, OptionSpec, RawOptionValue, WarmStart,
+};
+use glassbox_core::solver::{refuse_gaps, Capabilities, NlpSolver};
+use glassbox_core::{GlassboxError, Limit, Result, SolveOptions, SolveResult, TerminationStatus};
 use std::cell::{Cell, RefCell};
 use std::ffi::{c_char, c_int, c_void, CString};
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -373,7 +375,7 @@ impl NlpSolver for IpoptSolver {
             what: format!("load libipopt ({e})"),
         })?;
         check_options(options)?;
-        crate::nlp::validate(problem)?;
+        glassbox_core::nlp::validate(problem)?;
         let request = Request::new(problem, options)?;
         if request.n == 0 {
             return Ok(solve_without_variables(problem, &request));
@@ -1562,7 +1564,7 @@ mod ffi {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::solver::test_support::{self, raw};
+    use crate::test_support::{self, raw};
 
     const INF: f64 = f64::INFINITY;
 
@@ -2018,7 +2020,7 @@ mod tests {
     }
 
     /// The test that [`nothing_is_printed_at_verbosity_0`] runs in a child process.
-    const CHILD: &str = "solvers::ipopt::tests::silent_child";
+    const CHILD: &str = "ipopt::tests::silent_child";
 
     fn run_child(mode: &str) -> (String, String) {
         let dir = tempfile::tempdir().unwrap();

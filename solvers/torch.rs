@@ -7,13 +7,13 @@
 //! # What a problem must give
 //!
 //! Only problems with a tensor form of their objective
-//! ([`crate::NlpProblem::tensor_objective`], see [`crate::tensor`]) can be solved; others
+//! ([`glassbox_core::NlpProblem::tensor_objective`], see [`glassbox_core::tensor`]) can be solved; others
 //! are refused with a [`GlassboxError::Capability`] error that names the problem. The
 //! backend prepares the objective once per solve (the problem's data is uploaded to the
 //! device then and stays there between iterations) and evaluates it with one forward and
 //! one backward pass per new point, caching value and gradient by the point.
 //!
-//! The general constraints and their Jacobian are evaluated through [`crate::NlpProblem`]
+//! The general constraints and their Jacobian are evaluated through [`glassbox_core::NlpProblem`]
 //! on the CPU, as for `"lbfgs"` (S-ORCT's are linear but for the per-class performance
 //! rows (8)); only the objective runs on the device.
 //!
@@ -49,12 +49,12 @@
 //! gradient backend (whose loop it reuses) and `tch`.
 
 use super::gradient;
-use crate::nlp::NlpProblem;
-use crate::options::{check_raw_options, OptionKind, OptionSpec, RawOptionValue};
-use crate::registry::{BackendEntry, Constructor};
-use crate::solver::{Capabilities, NlpSolver};
-use crate::tensor::PreparedObjective;
-use crate::{GlassboxError, Result, SolveOptions, SolveResult};
+use glassbox_core::backend::{BackendEntry, Constructor};
+use glassbox_core::nlp::NlpProblem;
+use glassbox_core::options::{check_raw_options, OptionKind, OptionSpec, RawOptionValue};
+use glassbox_core::solver::{Capabilities, NlpSolver};
+use glassbox_core::tensor::{PreparedObjective, TensorObjective};
+use glassbox_core::{GlassboxError, Result, SolveOptions, SolveResult};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 use tch::{Device, Kind, Tensor};
@@ -241,24 +241,17 @@ impl NlpSolver for TorchSolver {
                 ),
             });
         };
-        crate::nlp::validate(problem)?;
+        glassbox_core::nlp::validate(problem)?;
         if device == Device::Cpu {
             // libtorch's intra-op threads are process-wide; on small problems (iris) one
             // thread is ~3x faster than libtorch's default on a loaded 2-core machine.
             let threads = options.threads.unwrap_or(1).clamp(1, i32::MAX as usize);
             tch::set_num_threads(threads as i32);
         }
-        let adapter = TorchProblem {
-            inner: problem,
-            prepared: Mutex::new(tensor.prepare(device, kind)),
-            device,
-            kind,
-            cache: Mutex::new(None),
-            constraint_hessian: ConstraintHessian::of(problem),
-            deadline: options
-                .time_limit
-                .and_then(|t| Instant::now().checked_add(Duration::try_from_secs_f64(t).ok()?)),
-        };
+        let deadline = options
+            .time_limit
+            .and_then(|t| Instant::now().checked_add(Duration::try_from_secs_f64(t).ok()?));
+        let adapter = TorchProblem::new(problem, tensor, device, kind, deadline);
         let mut result = gradient::LbfgsSolver::new()
             .solve(&adapter, &inner_options)
             .map_err(as_torch_error)?;
@@ -297,8 +290,9 @@ impl ConstraintHessian {
 }
 
 /// The problem as the gradient backend sees it: objective, gradient and the objective's
-/// Hessian by autograd, the rest from the wrapped problem.
-struct TorchProblem<'a> {
+/// Hessian by autograd, the rest from the wrapped problem. Public so that its autograd
+/// Hessian can be checked against a formulation's analytic one (`tests/torch_backend.rs`).
+pub struct TorchProblem<'a> {
     inner: &'a dyn NlpProblem,
     prepared: Mutex<Box<dyn PreparedObjective>>,
     device: Device,
@@ -308,6 +302,28 @@ struct TorchProblem<'a> {
     /// The solve's wall-clock deadline: a Hessian (n backward passes, seconds on a large
     /// data set on the CPU) stops between passes when it is reached.
     deadline: Option<Instant>,
+}
+
+impl<'a> TorchProblem<'a> {
+    /// `problem` with its tensor objective `tensor` on `device` in precision `kind`; a
+    /// Hessian stops between its backward passes at `deadline`.
+    pub fn new(
+        problem: &'a dyn NlpProblem,
+        tensor: &dyn TensorObjective,
+        device: Device,
+        kind: Kind,
+        deadline: Option<Instant>,
+    ) -> Self {
+        TorchProblem {
+            inner: problem,
+            prepared: Mutex::new(tensor.prepare(device, kind)),
+            device,
+            kind,
+            cache: Mutex::new(None),
+            constraint_hessian: ConstraintHessian::of(problem),
+            deadline,
+        }
+    }
 }
 
 impl TorchProblem<'_> {
@@ -344,7 +360,7 @@ impl TorchProblem<'_> {
     /// then one backward pass per entry of it. A gradient entry that does not depend on `x`
     /// (an objective linear in that variable) has a zero row. Past the deadline it is NaN:
     /// the Newton stage then takes no Newton step, and its line search stops at the limit.
-    fn objective_hessian(&self, x: &[f64]) -> Vec<f64> {
+    pub fn objective_hessian(&self, x: &[f64]) -> Vec<f64> {
         let n = x.len();
         let prepared = self.prepared.lock().unwrap_or_else(|e| e.into_inner());
         tch::with_grad(|| {
@@ -445,143 +461,5 @@ impl NlpProblem for TorchProblem<'_> {
     }
     fn name(&self) -> String {
         self.inner.name()
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::data::{self, CsvOptions, MinMaxScaler, Table};
-    use crate::formulation::TrainingRows;
-    use crate::formulations::{sorct, sorrt};
-    use rand::SeedableRng;
-    use rand_chacha::ChaCha8Rng;
-    use std::path::Path;
-    use std::sync::Arc;
-
-    fn adapter(problem: &dyn NlpProblem) -> TorchProblem<'_> {
-        let tensor = problem.tensor_objective().expect("a tensor objective");
-        TorchProblem {
-            inner: problem,
-            prepared: Mutex::new(tensor.prepare(Device::Cpu, Kind::Double)),
-            device: Device::Cpu,
-            kind: Kind::Double,
-            cache: Mutex::new(None),
-            constraint_hessian: ConstraintHessian::of(problem),
-            deadline: None,
-        }
-    }
-
-    /// The dense symmetric matrix of a Hessian given as (row, column, value) entries.
-    fn dense(n: usize, structure: &[(usize, usize)], values: &[f64]) -> Vec<f64> {
-        let mut h = vec![0.0; n * n];
-        for (&(r, c), v) in structure.iter().zip(values) {
-            h[r * n + c] += v;
-            if r != c {
-                h[c * n + r] += v;
-            }
-        }
-        h
-    }
-
-    /// The adapter's Hessian of the Lagrangian (autograd for the objective, the problem's
-    /// for the constraints) equals the problem's analytic one at random points, with an
-    /// objective factor and random multipliers.
-    fn assert_hessians_agree(name: &str, problem: &dyn NlpProblem, points: &[Vec<f64>]) {
-        let torch = adapter(problem);
-        let n = problem.num_variables();
-        let structure = problem.hessian_structure().expect("an analytic Hessian");
-        let ours = torch.hessian_structure().expect("the autograd Hessian");
-        assert_eq!(ours.len(), n * (n + 1) / 2, "{name}");
-        let lambda: Vec<f64> = (0..problem.num_constraints())
-            .map(|i| 0.3 + 0.1 * (i % 7) as f64)
-            .collect();
-        for x in points {
-            let mut values = vec![0.0; structure.len()];
-            problem.hessian_values(x, 0.7, &lambda, &mut values);
-            let expected = dense(n, &structure, &values);
-            let mut values = vec![0.0; ours.len()];
-            torch.hessian_values(x, 0.7, &lambda, &mut values);
-            let got = dense(n, &ours, &values);
-            let scale = expected.iter().fold(1.0_f64, |m, v| m.max(v.abs()));
-            for (k, (a, b)) in got.iter().zip(&expected).enumerate() {
-                assert!(
-                    (a - b).abs() <= 1e-9 * scale,
-                    "{name}: H[{}][{}] autograd {a} vs analytic {b}",
-                    k / n,
-                    k % n
-                );
-            }
-        }
-    }
-
-    #[test]
-    fn autograd_hessians_equal_the_analytic_ones() {
-        // S-ORCT with the per-class performance rows (nonlinear constraints: their Hessian
-        // comes from the problem) and without (linear rows only).
-        let table = data::synthetic_oblique(200, 4, 3, 9);
-        let d = table.encode_classification().unwrap();
-        let x = Arc::new(MinMaxScaler::fit(&d.x).transform(&d.x));
-        let y = Arc::new(d.y.clone());
-        for config in [
-            sorct::SorctConfig {
-                lambda_local: 0.01,
-                lambda_global: 0.02,
-                rho: vec![0.1],
-                ..Default::default()
-            },
-            sorct::SorctConfig::default(),
-        ] {
-            let problem = config.problem(x.clone(), y.clone(), 3).unwrap();
-            let mut rng = ChaCha8Rng::seed_from_u64(3);
-            let points: Vec<Vec<f64>> = (0..3)
-                .map(|_| sorct::starts::random_start(&problem, config.initialization, &mut rng))
-                .collect();
-            assert_hessians_agree("S-ORCT", &problem, &points);
-        }
-
-        // S-ORRT on Boston, depth 2 (the problem the Newton stage is for).
-        let path =
-            Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/datasets/boston_housing.csv");
-        let table = Table::from_csv(&path, &CsvOptions::default()).unwrap();
-        let (train, _) = data::random_split(table.n_rows(), 0.25, 1).unwrap();
-        let d = table.encode_regression().unwrap().rows(&train);
-        let x = MinMaxScaler::fit(&d.x).transform(&d.x);
-        let config = sorrt::SorrtConfig::default();
-        let problem = config
-            .problem(
-                Arc::new(x),
-                Arc::new(d.y.clone()),
-                TrainingRows {
-                    table: &table,
-                    rows: &train,
-                },
-            )
-            .unwrap();
-        let mut rng = ChaCha8Rng::seed_from_u64(5);
-        let points: Vec<Vec<f64>> = (0..2)
-            .map(|_| sorrt::starts::random_start(&problem, config.initialization, &mut rng))
-            .collect();
-        assert_hessians_agree("S-ORRT", &problem, &points);
-    }
-
-    /// Past the solve's deadline the Hessian is not computed (NaN), so a Newton stage on a
-    /// large data set cannot overrun a time limit by a whole Hessian.
-    #[test]
-    fn no_hessian_past_the_deadline() {
-        let table = data::synthetic_oblique(100, 3, 2, 4);
-        let d = table.encode_classification().unwrap();
-        let x = Arc::new(MinMaxScaler::fit(&d.x).transform(&d.x));
-        let config = sorct::SorctConfig::default();
-        let problem = config.problem(x, Arc::new(d.y.clone()), 2).unwrap();
-        let mut rng = ChaCha8Rng::seed_from_u64(1);
-        let point = sorct::starts::random_start(&problem, config.initialization, &mut rng);
-        let mut torch = adapter(&problem);
-        assert!(torch
-            .objective_hessian(&point)
-            .iter()
-            .all(|v| v.is_finite()));
-        torch.deadline = Some(Instant::now());
-        assert!(torch.objective_hessian(&point).iter().all(|v| v.is_nan()));
     }
 }

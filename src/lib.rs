@@ -1,48 +1,37 @@
 //! glassbox: glass-box models learned by mathematical optimization.
 //!
-//! The crate is laid out as its architecture:
-//! - `src/` (this module tree): the core every part shares. Problem representations
-//!   ([`nlp`], [`milp`]), the solver traits ([`solver`]), options and results ([`options`],
-//!   [`result`]), the backend registry ([`registry`]), data loading ([`data`]), metrics
-//!   ([`metrics`]), the experiment runner ([`experiment`]), the comparison of solvers on its
-//!   results ([`compare`]) and what plots share ([`plot`]).
-//! - `solvers/`: one module per backend. A backend knows nothing about trees.
-//! - `formulations/`: one module per learning problem. A formulation knows nothing about a
-//!   particular solver.
+//! The workspace is laid out as its architecture (`Cargo.toml` says which crate is where):
+//! - `glassbox-core` (`src/core/`): the core every part shares; its modules are re-exported
+//!   here under the same names ([`nlp`], [`milp`], [`solver`], [`options`], [`result`],
+//!   [`data`], [`metrics`], [`model`], [`formulation`], ...).
+//! - `glassbox-solvers` (`solvers/`), re-exported as [`solvers`]: one module per backend. A
+//!   backend knows nothing about trees.
+//! - `glassbox-formulations` (`formulations/`), re-exported as [`formulations`]: one module
+//!   per learning problem. A formulation knows nothing about a particular solver.
+//! - this crate (`src/`): what sees everything: the registries ([`registry`]), the experiment
+//!   engine ([`experiment`]), the comparison of solvers on its results ([`compare`]), plots of
+//!   results, and the CLI ([`cli`]).
 //!
-//! Dependencies point inward: formulations and solvers use the core, never each other; only
-//! the registry, the experiment runner and the CLI see everything.
+//! Dependencies point inward, and the crate boundaries make the compiler check it:
+//! formulations and solvers use the core, never each other.
 
 pub mod allocator;
+pub mod cli;
 pub mod compare;
-pub mod data;
-pub mod diagram;
-pub mod error;
 pub mod experiment;
-pub mod formulation;
-pub mod metrics;
-pub mod milp;
-pub mod model;
-pub mod nlp;
-pub mod options;
-pub mod plot;
 pub mod registry;
-pub mod result;
 pub mod result_plots;
-pub mod solver;
-pub mod synthetic;
+
 #[cfg(feature = "torch")]
-pub mod tensor;
-pub mod tree;
+pub use glassbox_core::tensor;
+pub use glassbox_core::{
+    backend, data, diagram, error, formulation, learner, metrics, milp, model, nlp, options, plot,
+    result, solver, synthetic, tree,
+};
+pub use glassbox_formulations as formulations;
+pub use glassbox_solvers as solvers;
 
-#[path = "../solvers/mod.rs"]
-pub mod solvers;
-
-#[path = "../formulations/mod.rs"]
-pub mod formulations;
-
-pub use error::{GlassboxError, Result};
-pub use nlp::NlpProblem;
-pub use options::{RawOptionValue, SolveOptions, WarmStart};
-pub use result::{Limit, SolveResult, TerminationStatus};
-pub use solver::{Capabilities, MilpSolver, NlpSolver};
+pub use glassbox_core::{
+    Capabilities, GlassboxError, Limit, MilpSolver, NlpProblem, NlpSolver, RawOptionValue, Result,
+    SolveOptions, SolveResult, TerminationStatus, WarmStart,
+};

@@ -343,7 +343,7 @@ fn model_file_from_another_formulation() {
     assert_error(
         &output,
         &out2,
-        &["explain works on S-ORRT, CCT and CRT models", "'cart'"],
+        &["explain works on the models of sorrt, cct, crt", "'cart'"],
     );
 
     // A JSON file that is no model, and a model whose kind no loader knows.

@@ -378,10 +378,8 @@ fn example_config_runs_and_model_round_trips() {
     let proba = model.predict_proba(&data.x);
     assert_eq!(proba.shape(), (150, 3));
     // Warm start through the user's units: the start reproduces the model's predictions.
-    let f = match &config.formulation {
-        experiment::FormulationConfig::L0Tree(f) => f.clone(),
-        _ => unreachable!(),
-    };
+    assert_eq!(config.formulation.name(), "l0tree");
+    let f: L0TreeConfig = config.formulation_table.clone().try_into().unwrap();
     let scaler = MinMaxScaler::fit(&data.x);
     let problem = f
         .problem(

@@ -4,7 +4,7 @@
 //! the user's units, save / load, warm starts, and the example config.
 
 use glassbox::data::{self, ClassificationData, CsvOptions, MinMaxScaler, Table};
-use glassbox::experiment::{self, ExperimentConfig, FormulationConfig};
+use glassbox::experiment::{self, ExperimentConfig};
 use glassbox::formulation::NlpClassifierFormulation;
 use glassbox::formulations::logistic_l1::{
     self, LogisticL1Config, LogisticL1Model, LogisticL1Problem, LogisticWeights,
@@ -539,13 +539,8 @@ fn binary_probabilities_are_stable_and_complementary() {
 fn example_config_runs() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/logistic_l1_iris.toml");
     let config = ExperimentConfig::load(&path).unwrap();
-    assert!(matches!(
-        config.formulation,
-        FormulationConfig::LogisticL1(LogisticL1Config {
-            lambda_log2: Some(_),
-            ..
-        })
-    ));
+    let parsed: LogisticL1Config = config.formulation_table.clone().try_into().unwrap();
+    assert!(parsed.lambda_log2.is_some());
     assert_eq!(config.formulation.name(), "logistic_l1");
     let out = tempfile::tempdir().unwrap();
     let outcome = experiment::run(&config, out.path(), false, false).unwrap();
@@ -580,7 +575,7 @@ name = "ipopt"
 "#;
     let err = ExperimentConfig::parse(Path::new("x.toml"), text).unwrap_err();
     assert!(err.to_string().contains("depth"), "{err}");
-    assert!(glassbox::formulations::all()
-        .iter()
-        .any(|f| f.name == "logistic_l1"));
+    assert!(glassbox::registry::Registry::builtin()
+        .formulation("logistic_l1")
+        .is_ok());
 }

@@ -149,7 +149,7 @@ fn explain_refuses_a_classifier_and_a_bad_plot_name() {
         dir.path().join("e.csv").to_str().unwrap(),
     ]);
     assert!(!out.status.success());
-    assert!(String::from_utf8_lossy(&out.stderr).contains("S-ORRT"));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("explain works on the models of sorrt"));
 
     // A plot we cannot draw (.jpg) fails before anything is written (the extension is checked
     // before the model is even read: this one is an S-ORRT by kind only).

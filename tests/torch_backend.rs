@@ -764,3 +764,139 @@ fn ipopt_in_a_torch_build_runs_mumps_on_the_system_blas() {
         );
     }
 }
+
+// ---------------------------------------------------------------------------------------
+// The adapter's autograd Hessian against the formulations' analytic ones (moved from the
+// backend's unit tests: the backend crate cannot see the formulations).
+
+mod autograd_hessian {
+    use glassbox::data::{self, CsvOptions, MinMaxScaler, Table};
+    use glassbox::formulation::{NlpClassifierFormulation, NlpRegressorFormulation, TrainingRows};
+    use glassbox::formulations::{sorct, sorrt};
+    use glassbox::nlp::NlpProblem;
+    use glassbox::solvers::torch::TorchProblem;
+    use rand::SeedableRng;
+    use rand_chacha::ChaCha8Rng;
+    use std::path::Path;
+    use std::sync::Arc;
+    use std::time::Instant;
+    use tch::{Device, Kind};
+
+    fn adapter(problem: &dyn NlpProblem, deadline: Option<Instant>) -> TorchProblem<'_> {
+        let tensor = problem.tensor_objective().expect("a tensor objective");
+        TorchProblem::new(problem, tensor, Device::Cpu, Kind::Double, deadline)
+    }
+
+    /// The dense symmetric matrix of a Hessian given as (row, column, value) entries.
+    fn dense(n: usize, structure: &[(usize, usize)], values: &[f64]) -> Vec<f64> {
+        let mut h = vec![0.0; n * n];
+        for (&(r, c), v) in structure.iter().zip(values) {
+            h[r * n + c] += v;
+            if r != c {
+                h[c * n + r] += v;
+            }
+        }
+        h
+    }
+
+    /// The adapter's Hessian of the Lagrangian (autograd for the objective, the problem's
+    /// for the constraints) equals the problem's analytic one at random points, with an
+    /// objective factor and random multipliers.
+    fn assert_hessians_agree(name: &str, problem: &dyn NlpProblem, points: &[Vec<f64>]) {
+        let torch = adapter(problem, None);
+        let n = problem.num_variables();
+        let structure = problem.hessian_structure().expect("an analytic Hessian");
+        let ours = torch.hessian_structure().expect("the autograd Hessian");
+        assert_eq!(ours.len(), n * (n + 1) / 2, "{name}");
+        let lambda: Vec<f64> = (0..problem.num_constraints())
+            .map(|i| 0.3 + 0.1 * (i % 7) as f64)
+            .collect();
+        for x in points {
+            let mut values = vec![0.0; structure.len()];
+            problem.hessian_values(x, 0.7, &lambda, &mut values);
+            let expected = dense(n, &structure, &values);
+            let mut values = vec![0.0; ours.len()];
+            torch.hessian_values(x, 0.7, &lambda, &mut values);
+            let got = dense(n, &ours, &values);
+            let scale = expected.iter().fold(1.0_f64, |m, v| m.max(v.abs()));
+            for (k, (a, b)) in got.iter().zip(&expected).enumerate() {
+                assert!(
+                    (a - b).abs() <= 1e-9 * scale,
+                    "{name}: H[{}][{}] autograd {a} vs analytic {b}",
+                    k / n,
+                    k % n
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn autograd_hessians_equal_the_analytic_ones() {
+        // S-ORCT with the per-class performance rows (nonlinear constraints: their Hessian
+        // comes from the problem) and without (linear rows only).
+        let table = data::synthetic_oblique(200, 4, 3, 9);
+        let d = table.encode_classification().unwrap();
+        let x = Arc::new(MinMaxScaler::fit(&d.x).transform(&d.x));
+        let y = Arc::new(d.y.clone());
+        for config in [
+            sorct::SorctConfig {
+                lambda_local: 0.01,
+                lambda_global: 0.02,
+                rho: vec![0.1],
+                ..Default::default()
+            },
+            sorct::SorctConfig::default(),
+        ] {
+            let problem = config.problem(x.clone(), y.clone(), 3).unwrap();
+            let mut rng = ChaCha8Rng::seed_from_u64(3);
+            let points: Vec<Vec<f64>> = (0..3)
+                .map(|_| sorct::starts::random_start(&problem, config.initialization, &mut rng))
+                .collect();
+            assert_hessians_agree("S-ORCT", &problem, &points);
+        }
+
+        // S-ORRT on Boston, depth 2 (the problem the Newton stage is for).
+        let path =
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/datasets/boston_housing.csv");
+        let table = Table::from_csv(&path, &CsvOptions::default()).unwrap();
+        let (train, _) = data::random_split(table.n_rows(), 0.25, 1).unwrap();
+        let d = table.encode_regression().unwrap().rows(&train);
+        let x = MinMaxScaler::fit(&d.x).transform(&d.x);
+        let config = sorrt::SorrtConfig::default();
+        let problem = config
+            .problem(
+                Arc::new(x),
+                Arc::new(d.y.clone()),
+                TrainingRows {
+                    table: &table,
+                    rows: &train,
+                },
+            )
+            .unwrap();
+        let mut rng = ChaCha8Rng::seed_from_u64(5);
+        let points: Vec<Vec<f64>> = (0..2)
+            .map(|_| sorrt::starts::random_start(&problem, config.initialization, &mut rng))
+            .collect();
+        assert_hessians_agree("S-ORRT", &problem, &points);
+    }
+
+    /// Past the solve's deadline the Hessian is not computed (NaN), so a Newton stage on a
+    /// large data set cannot overrun a time limit by a whole Hessian.
+    #[test]
+    fn no_hessian_past_the_deadline() {
+        let table = data::synthetic_oblique(100, 3, 2, 4);
+        let d = table.encode_classification().unwrap();
+        let x = Arc::new(MinMaxScaler::fit(&d.x).transform(&d.x));
+        let config = sorct::SorctConfig::default();
+        let problem = config.problem(x, Arc::new(d.y.clone()), 2).unwrap();
+        let mut rng = ChaCha8Rng::seed_from_u64(1);
+        let point = sorct::starts::random_start(&problem, config.initialization, &mut rng);
+        let torch = adapter(&problem, None);
+        assert!(torch
+            .objective_hessian(&point)
+            .iter()
+            .all(|v| v.is_finite()));
+        let past = adapter(&problem, Some(Instant::now()));
+        assert!(past.objective_hessian(&point).iter().all(|v| v.is_nan()));
+    }
+}

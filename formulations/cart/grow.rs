@@ -52,19 +52,7 @@ impl Criterion {
     }
 }
 
-/// The targets of the rows.
-#[derive(Clone, Copy, Debug)]
-pub enum Targets<'a> {
-    /// Class indices `0..n_classes`.
-    Classes {
-        /// One per row.
-        y: &'a [usize],
-        /// K.
-        n_classes: usize,
-    },
-    /// Numbers.
-    Values(&'a [f64]),
-}
+pub use glassbox_core::learner::Targets;
 
 /// How a tree grows.
 #[derive(Clone, Debug, PartialEq)]

@@ -14,10 +14,12 @@ pub mod grow;
 pub mod prune;
 pub mod tree;
 
-use crate::data::{ColumnEncoding, Encoding};
-use crate::formulation::{FormulationInfo, ParamSpec};
-use crate::model::{CheckedModel, Classifier, Regressor};
-use crate::{GlassboxError, Result};
+use glassbox_core::data::{ColumnEncoding, Encoding};
+use glassbox_core::diagram::{feature, DiagramNode, TreeDiagram};
+use glassbox_core::formulation::{FormulationInfo, ParamSpec};
+use glassbox_core::learner::{HeuristicFit, HeuristicLearner, TrainingSet};
+use glassbox_core::model::{CheckedModel, Classifier, Regressor};
+use glassbox_core::{GlassboxError, Result};
 use grow::{Criterion, GrowParams, Targets};
 use nalgebra::DMatrix;
 use serde::{Deserialize, Serialize};
@@ -179,39 +181,7 @@ impl CartConfig {
     }
 }
 
-/// What a tree model predicts.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum TreeTask {
-    /// Classes, in the order of the leaf values.
-    Classification {
-        /// Class labels.
-        classes: Vec<String>,
-    },
-    /// A number.
-    Regression {
-        /// The target column.
-        target: String,
-    },
-}
-
-impl TreeTask {
-    /// The class labels; none for regression.
-    pub fn classes(&self) -> &[String] {
-        match self {
-            TreeTask::Classification { classes } => classes,
-            TreeTask::Regression { .. } => &[],
-        }
-    }
-
-    /// The target column of a regression; empty for classification.
-    pub fn target(&self) -> &str {
-        match self {
-            TreeTask::Regression { target } => target,
-            TreeTask::Classification { .. } => "",
-        }
-    }
-}
+pub use glassbox_core::learner::TreeTask;
 
 /// Leaf values (class fractions) of each row as a rows x `k` probability matrix.
 pub(crate) fn values_to_proba<V: AsRef<[f64]>>(values: &[V], k: usize) -> DMatrix<f64> {
@@ -286,14 +256,14 @@ pub const TREE_MODEL_KINDS: &[&str] = &[NAME, "tao", "tmo"];
 impl TreeModel {
     /// Saves the model as JSON, tagged with its learner.
     pub fn save(&self, path: &Path) -> Result<()> {
-        crate::model::save_json(path, &self.learner, self)
+        glassbox_core::model::save_json(path, &self.learner, self)
     }
 
     /// Loads a tree saved by any learner of [`TREE_MODEL_KINDS`].
     pub fn load(path: &Path) -> Result<Self> {
-        let kind = crate::model::model_kind(path)?;
+        let kind = glassbox_core::model::model_kind(path)?;
         match TREE_MODEL_KINDS.iter().find(|k| **k == kind) {
-            Some(k) => crate::model::load_json(path, k),
+            Some(k) => glassbox_core::model::load_json(path, k),
             None => Err(GlassboxError::Model {
                 file: path.display().to_string(),
                 message: format!(
@@ -313,8 +283,8 @@ impl TreeModel {
     pub fn sparsity(&self) -> (f64, f64) {
         let a = self.tree.coefficient_matrix(self.feature_names.len());
         (
-            crate::metrics::delta_local(&a, 0.0),
-            crate::metrics::delta_global(&a, 0.0),
+            glassbox_core::metrics::delta_local(&a, 0.0),
+            glassbox_core::metrics::delta_global(&a, 0.0),
         )
     }
 
@@ -477,5 +447,103 @@ impl Regressor for TreeModel {
 
     fn predict(&self, x: &DMatrix<f64>) -> Vec<f64> {
         values_to_predictions(&self.tree.values(x))
+    }
+}
+
+/// CART / TAO / TMO: axis splits `x_j <= threshold` (left), any shape.
+pub fn axis_tree_diagram(model: &TreeModel) -> TreeDiagram {
+    let tree = &model.tree;
+    let nodes = tree
+        .nodes
+        .iter()
+        .enumerate()
+        .map(|(t, node)| match &node.branch {
+            Some(b) => DiagramNode {
+                lines: vec![
+                    format!("node {t} ({} rows)", node.n_samples),
+                    format!(
+                        "{} <= {:.4}",
+                        feature(&model.feature_names, b.split.feature),
+                        b.split.threshold
+                    ),
+                ],
+                children: Some((b.left, b.right)),
+            },
+            None => DiagramNode {
+                lines: match &model.task {
+                    TreeTask::Classification { classes } => {
+                        let best = (0..node.value.len())
+                            .max_by(|&a, &b| node.value[a].total_cmp(&node.value[b]))
+                            .unwrap_or(0);
+                        let mut lines = vec![format!(
+                            "leaf {t}: {} ({} rows)",
+                            classes.get(best).map_or("?", |s| s.as_str()),
+                            node.n_samples
+                        )];
+                        for (k, class) in classes.iter().enumerate() {
+                            lines.push(format!(
+                                "P({class}) = {:.3}",
+                                node.value.get(k).copied().unwrap_or(0.0)
+                            ));
+                        }
+                        lines
+                    }
+                    TreeTask::Regression { target } => vec![
+                        format!("leaf {t} ({} rows)", node.n_samples),
+                        format!(
+                            "{target} = {:.4}",
+                            node.value.first().copied().unwrap_or(f64::NAN)
+                        ),
+                    ],
+                },
+                children: None,
+            },
+        })
+        .collect();
+    TreeDiagram {
+        title: format!("{} tree ({} nodes)", model.learner, tree.nodes.len()),
+        left_label: "yes".to_string(),
+        right_label: "no".to_string(),
+        nodes,
+    }
+}
+
+glassbox_core::fitted_model!(TreeModel, either, diagram = axis_tree_diagram);
+
+/// CART as a heuristic learner: one greedy tree, grown to the depth and pruned as configured.
+impl HeuristicLearner for CartConfig {
+    type Model = TreeModel;
+
+    fn name(&self) -> &'static str {
+        NAME
+    }
+    fn is_regression(&self) -> bool {
+        self.criterion.is_regression()
+    }
+    fn depth(&self) -> Option<usize> {
+        self.depth
+    }
+    fn check(&self, regression: bool, features: usize) -> Result<()> {
+        crate::heuristic::check_features(NAME, features)?;
+        CartConfig::check(self, regression)
+    }
+    fn fit(
+        &self,
+        data: &TrainingSet<'_>,
+        _seed: u64,
+        _start: Option<&TreeModel>,
+        _solver: Option<(&dyn glassbox_core::NlpSolver, &glassbox_core::SolveOptions)>,
+    ) -> Result<HeuristicFit<TreeModel>> {
+        let weights = vec![1.0; data.x.nrows()];
+        let tree = self.fit_tree(data.x, data.targets, &weights);
+        Ok(HeuristicFit {
+            model: crate::heuristic::tree_model(data, NAME, self.criterion, tree),
+            iterations: 0,
+            hit_time_limit: false,
+            note: "grown greedily".to_string(),
+        })
+    }
+    fn sparsity(&self, model: &TreeModel) -> (f64, f64) {
+        model.sparsity()
     }
 }

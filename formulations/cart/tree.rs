@@ -12,7 +12,7 @@
 //!
 //! Depends on the core only.
 
-use crate::{GlassboxError, Result};
+use glassbox_core::{GlassboxError, Result};
 use nalgebra::DMatrix;
 use serde::{Deserialize, Serialize};
 
@@ -349,7 +349,7 @@ pub enum BfsNode {
 
 /// A tree laid into the complete binary tree of depth D, in heap (breadth-first, left
 /// first) order: position `t` has children `2t + 1` and `2t + 2`; positions
-/// `0..2^D - 1` are the branch positions (tau_B of `crate::tree::TreeShape`) and
+/// `0..2^D - 1` are the branch positions (tau_B of `glassbox_core::tree::TreeShape`) and
 /// `2^D - 1 + l` is leaf `l` of tau_L. A node CART did not split above the last level is a
 /// `Leaf` at its own position, and everything below it is `Nil` (the thesis' encoding of
 /// Figure 3.10, with the last level kept so leaf values travel with the tree).

@@ -48,14 +48,15 @@
 #[cfg(feature = "torch")]
 pub mod policy;
 
-use crate::data::Encoding;
-use crate::formulation::{FormulationInfo, ParamSpec};
-use crate::formulations::cart::grow::{Criterion, Targets};
-use crate::formulations::cart::tree::{argmax, AxisTree};
-use crate::formulations::cart::TreeTask;
-use crate::formulations::forest::{ForestConfig, MaxFeatures};
-use crate::model::{CheckedModel, Classifier, Regressor};
-use crate::{GlassboxError, Result};
+use crate::cart::grow::{Criterion, Targets};
+use crate::cart::tree::{argmax, AxisTree};
+use crate::cart::TreeTask;
+use crate::forest::{ForestConfig, MaxFeatures};
+use glassbox_core::data::Encoding;
+use glassbox_core::formulation::{FormulationInfo, ParamSpec};
+use glassbox_core::learner::{HeuristicFit, HeuristicLearner, TrainingSet};
+use glassbox_core::model::{CheckedModel, Classifier, Regressor};
+use glassbox_core::{GlassboxError, Result};
 use nalgebra::DMatrix;
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
@@ -100,6 +101,19 @@ pub struct ContextualConfig {
     pub validation_fraction: f64,
     /// Seed of the validation split, the forest and the network.
     pub seed: u64,
+    /// CCT or CRT: set from the table's `name` by the formulation registry.
+    #[serde(skip)]
+    pub kind: ContextualKind,
+}
+
+/// Which of the two learners a [`ContextualConfig`] configures.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ContextualKind {
+    /// The contextual classification tree.
+    #[default]
+    Cct,
+    /// The contextual regression tree.
+    Crt,
 }
 
 impl Default for ContextualConfig {
@@ -119,6 +133,7 @@ impl Default for ContextualConfig {
             patience: 100,
             validation_fraction: 0.2,
             seed: 1,
+            kind: ContextualKind::Cct,
         }
     }
 }
@@ -514,15 +529,15 @@ pub struct Explanation {
 impl ContextualTreeModel {
     /// Saves the model as JSON, tagged with its learner.
     pub fn save(&self, path: &Path) -> Result<()> {
-        crate::model::save_json(path, &self.learner, self)
+        glassbox_core::model::save_json(path, &self.learner, self)
     }
 
     /// Loads a model saved by [`ContextualTreeModel::save`] (CCT or CRT).
     pub fn load(path: &Path) -> Result<Self> {
-        let kind = crate::model::model_kind(path)?;
+        let kind = glassbox_core::model::model_kind(path)?;
         if kind == CCT || kind == CRT {
             // Checked by `CheckedModel`.
-            crate::model::load_json(path, &kind)
+            glassbox_core::model::load_json(path, &kind)
         } else {
             Err(GlassboxError::Model {
                 file: path.display().to_string(),
@@ -616,8 +631,8 @@ impl ContextualTreeModel {
             c += b.ncols();
         }
         (
-            crate::metrics::delta_local(&a, 0.0),
-            crate::metrics::delta_global(&a, 0.0),
+            glassbox_core::metrics::delta_local(&a, 0.0),
+            glassbox_core::metrics::delta_global(&a, 0.0),
         )
     }
 
@@ -654,7 +669,7 @@ impl ContextualTreeModel {
         );
         for &b in order.iter().take(3) {
             let _ = writeln!(out, "\ntree {b}:");
-            let tree = crate::formulations::cart::TreeModel {
+            let tree = crate::cart::TreeModel {
                 learner: "cart".to_string(),
                 criterion: self.criterion,
                 task: self.task.clone(),
@@ -682,12 +697,7 @@ impl CheckedModel for ContextualTreeModel {
                 }
             ));
         }
-        crate::formulations::cart::check_trees(
-            &self.task,
-            &self.feature_names,
-            &self.encoding,
-            &self.trees,
-        )?;
+        crate::cart::check_trees(&self.task, &self.feature_names, &self.encoding, &self.trees)?;
         let b = self.trees.len();
         if self.training_choices.len() != b {
             return Err(format!(
@@ -776,7 +786,7 @@ impl Classifier for ContextualTreeModel {
 
     /// The class fractions of the leaf the row reaches in its chosen tree.
     fn predict_proba(&self, x: &DMatrix<f64>) -> DMatrix<f64> {
-        crate::formulations::cart::values_to_proba(&self.chosen_values(x), self.classes().len())
+        crate::cart::values_to_proba(&self.chosen_values(x), self.classes().len())
     }
 }
 
@@ -794,7 +804,7 @@ impl Regressor for ContextualTreeModel {
     }
 
     fn predict(&self, x: &DMatrix<f64>) -> Vec<f64> {
-        crate::formulations::cart::values_to_predictions(&self.chosen_values(x))
+        crate::cart::values_to_predictions(&self.chosen_values(x))
     }
 }
 
@@ -828,8 +838,8 @@ pub fn validation_split(
     seed: u64,
 ) -> Result<(Vec<usize>, Vec<usize>)> {
     match targets {
-        Targets::Classes { y, .. } => crate::data::stratified_split(y, fraction, seed),
-        Targets::Values(y) => crate::data::random_split(y.len(), fraction, seed),
+        Targets::Classes { y, .. } => glassbox_core::data::stratified_split(y, fraction, seed),
+        Targets::Values(y) => glassbox_core::data::random_split(y.len(), fraction, seed),
     }
 }
 
@@ -978,7 +988,7 @@ pub fn fit(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::formulations::cart::tree::{AxisSplit, Branch, Node};
+    use crate::cart::tree::{AxisSplit, Branch, Node};
     use rand::SeedableRng;
 
     /// x0 <= 0.5 ? class 0 : class 1, and its mirror image.
@@ -1059,10 +1069,10 @@ mod tests {
         policy.layers[1].bias = vec![0.0, 0.0];
         policy.layers[2].weights = vec![5.0, 0.0, 0.0, 5.0];
         policy.layers[2].bias = vec![0.0, 0.0];
-        let table = crate::data::Table::from_reader(
+        let table = glassbox_core::data::Table::from_reader(
             "test",
             "x0,target\n0,a\n1,b\n".as_bytes(),
-            &crate::data::CsvOptions::default(),
+            &glassbox_core::data::CsvOptions::default(),
         )
         .unwrap();
         let encoding = Encoding::fit(&table);
@@ -1105,7 +1115,7 @@ mod tests {
         let path = dir.path().join("m.json");
         m.save(&path).unwrap();
         assert_eq!(ContextualTreeModel::load(&path).unwrap(), m);
-        let forest = crate::formulations::forest::ForestModel {
+        let forest = crate::forest::ForestModel {
             criterion: Criterion::Gini,
             task: m.task.clone(),
             feature_names: m.feature_names.clone(),
@@ -1151,5 +1161,106 @@ mod tests {
             ..c
         };
         assert!(msg(&bad, CCT, false).contains("criterion"));
+    }
+}
+
+glassbox_core::fitted_model!(ContextualTreeModel, either, explainer = Explainer);
+
+/// `glassbox explain` on a CCT or CRT: per row, the prediction, the tree the policy chose
+/// (with its probability) and the row's path through it, as CSV. There is no plot.
+impl glassbox_core::model::Explainer for ContextualTreeModel {
+    fn explain(
+        &self,
+        data: &Path,
+        out: &Path,
+        plot: Option<&Path>,
+    ) -> Result<glassbox_core::model::ExplainReport> {
+        if plot.is_some() {
+            return Err(GlassboxError::Config(
+                "--plot draws S-ORRT explanations only: leave it out for a contextual tree"
+                    .to_string(),
+            ));
+        }
+        let target = match &self.task {
+            TreeTask::Regression { target } => target.as_str(),
+            TreeTask::Classification { .. } => "target",
+        };
+        let (_, x) = glassbox_core::data::read_for_model(&self.encoding, data, target)?;
+        let explanations = ContextualTreeModel::explain(self, &x);
+        let mut text = String::from("row,tree,probability,explanation\n");
+        for (i, e) in explanations.iter().enumerate() {
+            let line = self.explanation_text(e).replace('"', "\"\"");
+            text.push_str(&format!(
+                "{},{},{},\"{line}\"\n",
+                i + 1,
+                e.tree,
+                e.probability
+            ));
+        }
+        glassbox_core::model::write_atomically(out, text.as_bytes())?;
+        Ok(glassbox_core::model::ExplainReport {
+            messages: vec![format!(
+                "wrote the explanations of {} rows to {}",
+                explanations.len(),
+                out.display()
+            )],
+            notes: Vec::new(),
+        })
+    }
+}
+
+/// CCT and CRT as heuristic learners (fitting needs the `torch` feature; without it the fit is
+/// an error saying so). The seed varies by split.
+impl HeuristicLearner for ContextualConfig {
+    type Model = ContextualTreeModel;
+
+    fn name(&self) -> &'static str {
+        match self.kind {
+            ContextualKind::Cct => CCT,
+            ContextualKind::Crt => CRT,
+        }
+    }
+    fn is_regression(&self) -> bool {
+        self.kind == ContextualKind::Crt
+    }
+    fn depth(&self) -> Option<usize> {
+        Some(self.depth)
+    }
+    fn check(&self, regression: bool, features: usize) -> Result<()> {
+        let name = HeuristicLearner::name(self);
+        crate::heuristic::check_features(name, features)?;
+        ContextualConfig::check(self, name, regression, features)
+    }
+    fn fit(
+        &self,
+        data: &TrainingSet<'_>,
+        seed: u64,
+        _start: Option<&ContextualTreeModel>,
+        _solver: Option<(&dyn glassbox_core::NlpSolver, &glassbox_core::SolveOptions)>,
+    ) -> Result<HeuristicFit<ContextualTreeModel>> {
+        let name = HeuristicLearner::name(self);
+        let c = ContextualConfig {
+            seed: crate::heuristic::split_seed(self.seed, seed),
+            ..self.clone()
+        };
+        let fit = fit(&c, name, data.x, data.targets, data.task, data.encoding)?;
+        let what = if name == CRT { "mse" } else { "accuracy" };
+        Ok(HeuristicFit {
+            note: format!(
+                "{} epochs, kept epoch {}; validation {what} {:.4} (best single tree {:.4}, forest {:.4}); mean training reward {:.4}",
+                fit.epochs,
+                fit.best_epoch,
+                fit.validation_score,
+                fit.best_tree_validation_score,
+                fit.forest_validation_score,
+                fit.training_reward
+            ),
+            iterations: fit.epochs as u64,
+            hit_time_limit: false,
+            model: fit.model,
+        })
+    }
+    fn sparsity(&self, model: &ContextualTreeModel) -> (f64, f64) {
+        model.sparsity()
     }
 }

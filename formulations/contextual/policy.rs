@@ -13,7 +13,7 @@
 //! Depends on the core, `contextual` and `tch`.
 
 use super::{ContextualConfig, DenseLayer, PolicyNetwork};
-use crate::{GlassboxError, Result};
+use glassbox_core::{GlassboxError, Result};
 use nalgebra::DMatrix;
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};

@@ -26,13 +26,13 @@ mod problem;
 
 pub use problem::{Concave, L0TreeProblem};
 
-use crate::data::{Encoding, MinMaxScaler};
-use crate::formulation::{
+use crate::sorct::{self, starts, SorctConfig, SorctModel};
+use glassbox_core::data::{Encoding, MinMaxScaler};
+use glassbox_core::formulation::{
     FormulationInfo, NlpClassifierFormulation, NodeBlocks, ParamSpec, ReportedParams,
 };
-use crate::formulations::sorct::{self, starts, SorctConfig, SorctModel};
-use crate::model::{CheckedModel, Classifier};
-use crate::{GlassboxError, Result};
+use glassbox_core::model::{CheckedModel, Classifier};
+use glassbox_core::{GlassboxError, Result};
 use nalgebra::DMatrix;
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
@@ -315,12 +315,12 @@ pub struct L0TreeModel {
 impl L0TreeModel {
     /// Saves the model as JSON.
     pub fn save(&self, path: &Path) -> Result<()> {
-        crate::model::save_json(path, NAME, self)
+        glassbox_core::model::save_json(path, NAME, self)
     }
 
     /// Loads a model saved by [`L0TreeModel::save`] (checked by [`CheckedModel`]).
     pub fn load(path: &Path) -> Result<Self> {
-        crate::model::load_json(path, NAME)
+        glassbox_core::model::load_json(path, NAME)
     }
 }
 
@@ -438,13 +438,21 @@ impl NlpClassifierFormulation for L0TreeConfig {
 
     fn sparsity(&self, model: &L0TreeModel) -> (f64, f64) {
         (
-            model.tree.delta_local(crate::metrics::SPARSITY_TOLERANCE),
-            model.tree.delta_global(crate::metrics::SPARSITY_TOLERANCE),
+            model
+                .tree
+                .delta_local(glassbox_core::metrics::SPARSITY_TOLERANCE),
+            model
+                .tree
+                .delta_global(glassbox_core::metrics::SPARSITY_TOLERANCE),
         )
     }
 
     fn lambda_bound(&self, problem: &L0TreeProblem) -> Option<f64> {
         Some(proposition1_bound(problem))
+    }
+
+    fn decomposable(&self) -> bool {
+        true
     }
 
     fn node_blocks(&self, problem: &L0TreeProblem) -> Option<NodeBlocks> {
@@ -466,3 +474,9 @@ impl NlpClassifierFormulation for L0TreeConfig {
         Some(blocks)
     }
 }
+
+glassbox_core::fitted_model!(
+    L0TreeModel,
+    classifier,
+    diagram = |m: &L0TreeModel| sorct::sorct_diagram(&m.tree, "l0 tree")
+);

@@ -22,8 +22,8 @@
 //! experiments, are the inner problem's, in the substituted form under both strategies.
 
 use super::{Approximation, L0Params, LeafProbabilities};
-use crate::formulations::sorct::SorctProblem;
-use crate::nlp::NlpProblem;
+use crate::sorct::SorctProblem;
+use glassbox_core::nlp::NlpProblem;
 use nalgebra::DMatrix;
 
 /// The concave approximation phi of the step function 1(u > 0) on u >= 0, with its first

@@ -22,9 +22,9 @@
 //! not route). Refit planes may leave the MILP's bound W: they belong to the model only.
 
 use super::{last_layer, layer_of, score, LossTreeProblem, NAME};
-use crate::formulations::logistic_l1;
-use crate::formulations::logloss_tangents::logistic_loss;
-use crate::{GlassboxError, NlpSolver, Result, SolveOptions};
+use crate::logistic_l1;
+use crate::logloss_tangents::logistic_loss;
+use glassbox_core::{GlassboxError, NlpSolver, Result, SolveOptions};
 use nalgebra::DMatrix;
 use std::sync::Arc;
 
@@ -70,7 +70,7 @@ fn fit_node(
             .iter()
             .map(|&v| {
                 // An interior point's stand-in for zero.
-                if v.abs() <= crate::metrics::SPARSITY_TOLERANCE {
+                if v.abs() <= glassbox_core::metrics::SPARSITY_TOLERANCE {
                     0.0
                 } else {
                     v

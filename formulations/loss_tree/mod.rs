@@ -42,19 +42,21 @@
 //!   per-node probabilities ("Interpreting OLCTs").
 //!
 //! Depends on the core (`milp`, `data`, `model`, `formulation`, `metrics`), the tangent sets
-//! of [`crate::formulations::logloss_tangents`] and the logistic regression of
-//! [`crate::formulations::logistic_l1`], never on a backend.
+//! of [`crate::logloss_tangents`] and the logistic regression of
+//! [`crate::logistic_l1`], never on a backend.
 
 pub mod greedy;
 mod model;
 
 pub use model::LossTreeModel;
 
-use crate::data::{Encoding, MinMaxScaler};
-use crate::formulation::{FormulationInfo, MilpClassifierFormulation, ParamSpec, ReportedParams};
-use crate::formulations::logloss_tangents::{logistic_loss, TangentSet};
-use crate::milp::MilpProblem;
-use crate::{metrics, GlassboxError, NlpSolver, Result};
+use crate::logloss_tangents::{logistic_loss, TangentSet};
+use glassbox_core::data::{Encoding, MinMaxScaler};
+use glassbox_core::formulation::{
+    FormulationInfo, MilpClassifierFormulation, ParamSpec, ReportedParams,
+};
+use glassbox_core::milp::MilpProblem;
+use glassbox_core::{metrics, GlassboxError, NlpSolver, Result};
 use nalgebra::DMatrix;
 use serde::{Deserialize, Serialize};
 use std::path::Path;

@@ -9,9 +9,9 @@
 //! so it is computed once on the scaled training rows.
 
 use super::{layer_of, score, Loss, NAME};
-use crate::data::{Encoding, MinMaxScaler};
-use crate::model::{CheckedModel, Classifier};
-use crate::Result;
+use glassbox_core::data::{Encoding, MinMaxScaler};
+use glassbox_core::model::{CheckedModel, Classifier};
+use glassbox_core::Result;
 use nalgebra::DMatrix;
 use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
@@ -136,12 +136,12 @@ impl LossTreeModel {
 
     /// Saves the model as JSON.
     pub fn save(&self, path: &Path) -> Result<()> {
-        crate::model::save_json(path, NAME, self)
+        glassbox_core::model::save_json(path, NAME, self)
     }
 
     /// Loads a saved model (checked by [`CheckedModel`]).
     pub fn load(path: &Path) -> Result<Self> {
-        crate::model::load_json(path, NAME)
+        glassbox_core::model::load_json(path, NAME)
     }
 
     /// The coefficients as a p x (branch nodes) matrix (scaled units).
@@ -164,11 +164,11 @@ impl CheckedModel for LossTreeModel {
     fn check(&self, _kind: &str) -> std::result::Result<(), String> {
         // Predicting walks `depth` layers of the heap of planes: sizes must agree (the
         // fuzzer's third model_loader crash was a file with too few planes).
-        crate::model::check_depth(self.depth, 1..=8)?;
+        glassbox_core::model::check_depth(self.depth, 1..=8)?;
         let p = self.encoding.n_features();
         let plane_width = |(w, _): &(Vec<f64>, f64)| w.len();
         let odd_plane = self.planes.iter().map(plane_width).find(|&n| n != p);
-        crate::model::check_sizes(
+        glassbox_core::model::check_sizes(
             &self.scaler,
             &self.encoding,
             &[
@@ -282,3 +282,5 @@ impl Classifier for LossTreeModel {
         proba
     }
 }
+
+glassbox_core::fitted_model!(LossTreeModel, classifier);

@@ -15,13 +15,15 @@ pub mod greedy;
 mod model;
 mod problem;
 
-pub use model::{Leaf, OctModel};
+pub use model::{oct_diagram, Leaf, OctModel};
 pub use problem::{feature_epsilons, OctParams, OctProblem, Split, SplitKind};
 
-use crate::data::{Encoding, MinMaxScaler};
-use crate::formulation::{FormulationInfo, MilpClassifierFormulation, ParamSpec, ReportedParams};
-use crate::milp::MilpProblem;
-use crate::{metrics, GlassboxError, Result};
+use glassbox_core::data::{Encoding, MinMaxScaler};
+use glassbox_core::formulation::{
+    FormulationInfo, MilpClassifierFormulation, ParamSpec, ReportedParams,
+};
+use glassbox_core::milp::MilpProblem;
+use glassbox_core::{metrics, GlassboxError, Result};
 use nalgebra::DMatrix;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
@@ -252,7 +254,7 @@ pub fn greedy_start(problem: &OctProblem) -> Vec<f64> {
 /// `x_j >= v` to the right with `v` the smallest training value above `c`. `None` when the
 /// point is infeasible (an OCT-H margin mu wider than a gap CART split in).
 pub fn cart_start(problem: &OctProblem) -> Option<Vec<f64>> {
-    use crate::formulations::cart::{grow::Targets, CartConfig};
+    use crate::cart::{grow::Targets, CartConfig};
     let params = &problem.params;
     let cart = CartConfig {
         depth: Some(params.depth),
@@ -369,87 +371,95 @@ fn sparsity_of(model: &OctModel) -> (f64, f64) {
     )
 }
 
-impl<T: OctVariant> MilpClassifierFormulation for T {
-    type Problem = OctProblem;
-    type Model = OctModel;
+/// OCT and OCT-H are one formulation trait implementation over their [`OctVariant`]s (a
+/// macro: a blanket impl of the core's trait is not allowed outside the core's crate).
+macro_rules! oct_formulation {
+    ($($t:ty),+) => {$(
+        impl MilpClassifierFormulation for $t {
+            type Problem = OctProblem;
+            type Model = OctModel;
 
-    fn name(&self) -> &'static str {
-        OctVariant::name(self)
-    }
+            fn name(&self) -> &'static str {
+                OctVariant::name(self)
+            }
 
-    fn check(&self, features: usize, classes: usize) -> Result<()> {
-        if features == 0 || classes == 0 {
-            return Err(GlassboxError::formulation(
-                OctVariant::name(self),
-                "the data have no features or no classes",
-            ));
+            fn check(&self, features: usize, classes: usize) -> Result<()> {
+                if features == 0 || classes == 0 {
+                    return Err(GlassboxError::formulation(
+                        OctVariant::name(self),
+                        "the data have no features or no classes",
+                    ));
+                }
+                problem::check_params(OctVariant::name(self), &self.params())
+            }
+
+            fn problem(
+                &self,
+                x: Arc<DMatrix<f64>>,
+                y: Arc<Vec<usize>>,
+                classes: usize,
+            ) -> Result<OctProblem> {
+                build(OctVariant::name(self), x, y, classes, self.params())
+            }
+
+            fn milp<'a>(&self, problem: &'a OctProblem) -> &'a MilpProblem {
+                &problem.milp
+            }
+
+            fn heuristic_start(&self, problem: &OctProblem) -> Option<Vec<f64>> {
+                match self.start() {
+                    StartChoice::Greedy => Some(greedy_start(problem)),
+                    // An infeasible CART tree (OCT-H's margin) falls back to the greedy tree.
+                    StartChoice::Cart => cart_start(problem).or_else(|| Some(greedy_start(problem))),
+                    StartChoice::None => None,
+                }
+            }
+
+            fn warm_start(
+                &self,
+                model: &OctModel,
+                problem: &OctProblem,
+                scaler: &MinMaxScaler,
+            ) -> Result<Vec<f64>> {
+                start_of_model(model, problem, scaler)
+            }
+
+            fn model(
+                &self,
+                problem: &OctProblem,
+                x: &[f64],
+                scaler: MinMaxScaler,
+                classes: Vec<String>,
+                encoding: Encoding,
+            ) -> OctModel {
+                model_of(
+                    OctVariant::name(self),
+                    problem,
+                    x,
+                    scaler,
+                    classes,
+                    encoding,
+                )
+            }
+
+            fn load_model(&self, path: &Path) -> Result<OctModel> {
+                OctModel::load(path)
+            }
+
+            fn reported_params(&self, problem: &OctProblem) -> ReportedParams {
+                ReportedParams {
+                    depth: Some(problem.params.depth),
+                    lambda_local: Some(problem.params.alpha),
+                    lambda_global: None,
+                    gamma: None,
+                }
+            }
+
+            fn sparsity(&self, model: &OctModel) -> (f64, f64) {
+                sparsity_of(model)
+            }
         }
-        problem::check_params(OctVariant::name(self), &self.params())
-    }
-
-    fn problem(
-        &self,
-        x: Arc<DMatrix<f64>>,
-        y: Arc<Vec<usize>>,
-        classes: usize,
-    ) -> Result<OctProblem> {
-        build(OctVariant::name(self), x, y, classes, self.params())
-    }
-
-    fn milp<'a>(&self, problem: &'a OctProblem) -> &'a MilpProblem {
-        &problem.milp
-    }
-
-    fn heuristic_start(&self, problem: &OctProblem) -> Option<Vec<f64>> {
-        match self.start() {
-            StartChoice::Greedy => Some(greedy_start(problem)),
-            // An infeasible CART tree (OCT-H's margin) falls back to the greedy tree.
-            StartChoice::Cart => cart_start(problem).or_else(|| Some(greedy_start(problem))),
-            StartChoice::None => None,
-        }
-    }
-
-    fn warm_start(
-        &self,
-        model: &OctModel,
-        problem: &OctProblem,
-        scaler: &MinMaxScaler,
-    ) -> Result<Vec<f64>> {
-        start_of_model(model, problem, scaler)
-    }
-
-    fn model(
-        &self,
-        problem: &OctProblem,
-        x: &[f64],
-        scaler: MinMaxScaler,
-        classes: Vec<String>,
-        encoding: Encoding,
-    ) -> OctModel {
-        model_of(
-            OctVariant::name(self),
-            problem,
-            x,
-            scaler,
-            classes,
-            encoding,
-        )
-    }
-
-    fn load_model(&self, path: &Path) -> Result<OctModel> {
-        OctModel::load(path)
-    }
-
-    fn reported_params(&self, problem: &OctProblem) -> ReportedParams {
-        ReportedParams {
-            depth: Some(problem.params.depth),
-            lambda_local: Some(problem.params.alpha),
-            lambda_global: None,
-            gamma: None,
-        }
-    }
-
-    fn sparsity(&self, model: &OctModel) -> (f64, f64) {
-        sparsity_of(model)
-    }
+    )+};
 }
+
+oct_formulation!(OctConfig, OcthConfig);

@@ -2,10 +2,11 @@
 //! encoding, so it predicts on raw rows and prints its rules in the user's units.
 
 use super::problem::{argmax, route, Split};
-use crate::data::{Encoding, MinMaxScaler};
-use crate::model::{CheckedModel, Classifier};
-use crate::tree::TreeShape;
-use crate::{GlassboxError, Result};
+use glassbox_core::data::{Encoding, MinMaxScaler};
+use glassbox_core::diagram::{complete_tree, feature, oblique_lines, TreeDiagram};
+use glassbox_core::model::{CheckedModel, Classifier};
+use glassbox_core::tree::TreeShape;
+use glassbox_core::{GlassboxError, Result};
 use nalgebra::DMatrix;
 use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
@@ -205,12 +206,12 @@ impl OctModel {
 
     /// Saves the model as JSON, tagged with its kind.
     pub fn save(&self, path: &Path) -> Result<()> {
-        crate::model::save_json(path, &self.kind, self)
+        glassbox_core::model::save_json(path, &self.kind, self)
     }
 
     /// Loads an OCT or OCT-H model saved by [`OctModel::save`] (or a run).
     pub fn load(path: &Path) -> Result<Self> {
-        let kind = crate::model::model_kind(path)?;
+        let kind = glassbox_core::model::model_kind(path)?;
         if kind != super::NAME && kind != super::NAME_H {
             return Err(GlassboxError::Model {
                 file: path.display().to_string(),
@@ -221,7 +222,7 @@ impl OctModel {
                 ),
             });
         }
-        crate::model::load_json(path, &kind)
+        glassbox_core::model::load_json(path, &kind)
     }
 }
 
@@ -231,7 +232,7 @@ impl CheckedModel for OctModel {
     /// fits the encoding.
     fn check(&self, _kind: &str) -> std::result::Result<(), String> {
         // Depth 4 is the formulation's limit; a larger one would be a heap of 2^depth nodes.
-        crate::model::check_depth(self.depth, 1..=4)?;
+        glassbox_core::model::check_depth(self.depth, 1..=4)?;
         let shape = TreeShape::new(self.depth);
         if self.nodes.len() != shape.num_branches() || self.leaves.len() != shape.num_leaves() {
             return Err(format!(
@@ -293,3 +294,58 @@ impl Classifier for OctModel {
         proba
     }
 }
+
+/// OCT / OCT-H: deterministic splits `w . x < theta` (left), in the user's units.
+pub fn oct_diagram(model: &OctModel) -> TreeDiagram {
+    let name = if model.kind == super::NAME_H {
+        "OCT-H"
+    } else {
+        "OCT"
+    };
+    complete_tree(
+        format!(
+            "{name} depth {}, {} split(s)",
+            model.depth,
+            model.num_splits()
+        ),
+        model.depth,
+        |t| match &model.nodes[t] {
+            None => vec![
+                format!("node {t}: no split"),
+                "(every point goes right)".into(),
+            ],
+            Some(split) => {
+                // w (x - min) / scale < theta  <=>  sum (w / scale) x < theta + sum w min / scale
+                let mut shift = split.threshold;
+                let terms = split
+                    .weights
+                    .iter()
+                    .map(|&(j, w)| {
+                        let scale = model.scaler.scale_of(j);
+                        shift += w * model.scaler.min[j] / scale;
+                        (feature(&model.feature_names, j), w / scale, w)
+                    })
+                    .collect::<Vec<_>>();
+                match terms.as_slice() {
+                    [(f, w, _)] if *w != 0.0 => vec![
+                        format!("node {t}:"),
+                        format!("{f} {} {:.4}", if *w > 0.0 { "<" } else { ">" }, shift / w),
+                    ],
+                    _ => oblique_lines(format!("node {t}: s ="), terms, format!("s < {shift:.4}")),
+                }
+            }
+        },
+        |l| {
+            let leaf = &model.leaves[l];
+            vec![
+                format!(
+                    "leaf {l}: {}",
+                    model.classes.get(leaf.class).map_or("?", |s| s.as_str())
+                ),
+                format!("training points {:?}", leaf.counts),
+            ]
+        },
+    )
+}
+
+glassbox_core::fitted_model!(OctModel, classifier, diagram = oct_diagram);

@@ -28,9 +28,9 @@
 //!
 //! Depends on the core (`milp`, `tree`), never on a backend.
 
-use crate::milp::MilpProblem;
-use crate::tree::TreeShape;
-use crate::{GlassboxError, Result};
+use glassbox_core::milp::MilpProblem;
+use glassbox_core::tree::TreeShape;
+use glassbox_core::{GlassboxError, Result};
 use nalgebra::DMatrix;
 use std::sync::Arc;
 

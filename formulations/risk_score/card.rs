@@ -2,9 +2,9 @@
 //! and points, and a table from total score to predicted risk, as the thesis' CHADS2 figure
 //! 4.1), and the edits of Theorem 4.1 and Corollaries 4.1-4.2, which keep every prediction.
 
-use crate::data::Encoding;
-use crate::model::{CheckedModel, Classifier};
-use crate::{GlassboxError, Result};
+use glassbox_core::data::Encoding;
+use glassbox_core::model::{CheckedModel, Classifier};
+use glassbox_core::{GlassboxError, Result};
 use nalgebra::DMatrix;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
@@ -223,19 +223,19 @@ impl RiskScoreModel {
 
     /// Saves the model as JSON (tagged with its formulation's name).
     pub fn save(&self, path: &Path) -> Result<()> {
-        crate::model::save_json(path, &self.formulation, self)
+        glassbox_core::model::save_json(path, &self.formulation, self)
     }
 
     /// Loads a model saved by [`RiskScoreModel::save`] (of either formulation).
     pub fn load(path: &Path) -> Result<Self> {
-        let kind = crate::model::model_kind(path)?;
+        let kind = glassbox_core::model::model_kind(path)?;
         if kind != super::ORS && kind != super::OGRS {
             return Err(GlassboxError::Model {
                 file: path.display().to_string(),
                 message: format!("this is a '{kind}' model, expected an 'ors' or 'ogrs' model"),
             });
         }
-        crate::model::load_json(path, &kind)
+        glassbox_core::model::load_json(path, &kind)
     }
 }
 
@@ -320,3 +320,5 @@ pub fn readable_between(low: f64, high: f64) -> f64 {
     }
     mid
 }
+
+glassbox_core::fitted_model!(RiskScoreModel, classifier);

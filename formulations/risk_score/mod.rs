@@ -1,7 +1,7 @@
 //! Risk scores as MILPs (Aldinucci's thesis, chapter 4): ORS, the optimal risk score on
 //! binary features (4.1)-(4.5), and OGRS, the optimal generalized risk score with rules
 //! `x_j >= b_j` on features scaled to [0, 1] (4.16), both with the log-loss replaced by the
-//! tangent under-estimator of [`crate::formulations::logloss_tangents`].
+//! tangent under-estimator of [`crate::logloss_tangents`].
 //!
 //! - [`ors`] and [`ogrs`] build the MILPs, map a solution to rules and rules to a MIP start;
 //! - the thesis' warm start, one rule at a time with the others fixed, solves each step
@@ -24,12 +24,12 @@ pub mod ors;
 pub mod step;
 pub mod stump;
 
-use crate::data::{Encoding, MinMaxScaler};
-use crate::formulation::{FormulationInfo, ParamSpec};
-use crate::formulations::logloss_tangents::TangentSet;
-use crate::milp::MilpProblem;
-use crate::{GlassboxError, MilpSolver, Result, SolveOptions, SolveResult, WarmStart};
+use crate::logloss_tangents::TangentSet;
 pub use card::{Direction, RiskScoreModel, Rule};
+use glassbox_core::data::{Encoding, MinMaxScaler};
+use glassbox_core::formulation::{FormulationInfo, ParamSpec};
+use glassbox_core::milp::MilpProblem;
+use glassbox_core::{GlassboxError, MilpSolver, Result, SolveOptions, SolveResult, WarmStart};
 use nalgebra::DMatrix;
 use serde::{Deserialize, Serialize};
 use std::time::Instant;

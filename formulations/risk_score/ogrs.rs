@@ -21,9 +21,9 @@
 //! warm-start step); features in `excluded` get `a_jt = 0`.
 
 use super::{RiskScoreData, RiskScoreMilp, ScaledRule, ScaledScore, ScoreSet};
-use crate::formulations::logloss_tangents::TangentSet;
-use crate::milp::MilpProblem;
-use crate::{GlassboxError, Result};
+use crate::logloss_tangents::TangentSet;
+use glassbox_core::milp::MilpProblem;
+use glassbox_core::{GlassboxError, Result};
 
 /// An OGRS MILP with its column layout.
 #[derive(Clone, Debug)]

@@ -12,9 +12,9 @@
 //! fixed in a warm-start step). Features in `excluded` get `a_j = 0` (already used).
 
 use super::{BinaryData, RiskScoreMilp, ScaledRule, ScaledScore, ScoreSet};
-use crate::formulations::logloss_tangents::TangentSet;
-use crate::milp::MilpProblem;
-use crate::{GlassboxError, Result};
+use crate::logloss_tangents::TangentSet;
+use glassbox_core::milp::MilpProblem;
+use glassbox_core::{GlassboxError, Result};
 
 /// An ORS MILP with its column layout.
 #[derive(Clone, Debug)]

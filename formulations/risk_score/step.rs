@@ -13,7 +13,7 @@
 //! (still a valid rule, no longer proven best), so the warm start keeps to a time limit.
 
 use super::{BinaryData, RiskScoreData, ScaledRule, ScaledScore, ScoreSet};
-use crate::formulations::logloss_tangents::TangentSet;
+use crate::logloss_tangents::TangentSet;
 use nalgebra::DMatrix;
 use std::time::Instant;
 

@@ -17,14 +17,14 @@ pub mod starts;
 #[cfg(feature = "torch")]
 mod tensor;
 
-pub use model::SorctModel;
+pub use model::{sorct_diagram, SorctModel};
 pub use problem::SorctProblem;
 
-use crate::data::{Encoding, MinMaxScaler};
-use crate::formulation::{
+use glassbox_core::data::{Encoding, MinMaxScaler};
+use glassbox_core::formulation::{
     BranchBlock, FormulationInfo, NlpClassifierFormulation, NodeBlocks, ParamSpec, ReportedParams,
 };
-use crate::{GlassboxError, Result};
+use glassbox_core::{GlassboxError, Result};
 use nalgebra::DMatrix;
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
@@ -325,9 +325,13 @@ impl NlpClassifierFormulation for SorctConfig {
 
     fn sparsity(&self, model: &SorctModel) -> (f64, f64) {
         (
-            model.delta_local(crate::metrics::SPARSITY_TOLERANCE),
-            model.delta_global(crate::metrics::SPARSITY_TOLERANCE),
+            model.delta_local(glassbox_core::metrics::SPARSITY_TOLERANCE),
+            model.delta_global(glassbox_core::metrics::SPARSITY_TOLERANCE),
         )
+    }
+
+    fn decomposable(&self) -> bool {
+        true
     }
 
     fn node_blocks(&self, problem: &SorctProblem) -> Option<NodeBlocks> {

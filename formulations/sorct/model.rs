@@ -4,11 +4,13 @@
 
 use super::problem::{leaf_probabilities, left_probabilities, SorctProblem};
 use super::{starts, NAME};
-use crate::data::{Encoding, MinMaxScaler};
-use crate::metrics;
-use crate::model::{CheckedModel, Classifier};
-use crate::tree::TreeShape;
-use crate::Result;
+use glassbox_core::data::{Encoding, MinMaxScaler};
+use glassbox_core::diagram::{complete_tree, nonzero_terms, oblique_lines, TreeDiagram};
+use glassbox_core::metrics;
+use glassbox_core::metrics::SPARSITY_TOLERANCE;
+use glassbox_core::model::{CheckedModel, Classifier};
+use glassbox_core::tree::TreeShape;
+use glassbox_core::Result;
 use nalgebra::DMatrix;
 use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
@@ -34,12 +36,12 @@ pub struct SorctModel {
     /// The min-max scaler fitted on the training rows.
     pub scaler: MinMaxScaler,
     /// Split coefficients a (p x |tau_B|), scaled units.
-    #[serde(deserialize_with = "crate::model::checked_matrix")]
+    #[serde(deserialize_with = "glassbox_core::model::checked_matrix")]
     pub a: DMatrix<f64>,
     /// Split locations mu (|tau_B|), scaled units.
     pub mu: Vec<f64>,
     /// Leaf class probabilities C (K x |tau_L|).
-    #[serde(deserialize_with = "crate::model::checked_matrix")]
+    #[serde(deserialize_with = "glassbox_core::model::checked_matrix")]
     pub c: DMatrix<f64>,
 }
 
@@ -77,7 +79,7 @@ impl SorctModel {
             || self.depth != problem.params.depth
             || self.c.nrows() != lay.classes
         {
-            return Err(crate::GlassboxError::formulation(
+            return Err(glassbox_core::GlassboxError::formulation(
                 NAME,
                 format!(
                     "cannot warm start from a model with depth {}, {} features and {} classes: \
@@ -200,23 +202,23 @@ impl SorctModel {
 
     /// Saves the model as JSON.
     pub fn save(&self, path: &Path) -> Result<()> {
-        crate::model::save_json(path, NAME, self)
+        glassbox_core::model::save_json(path, NAME, self)
     }
 
     /// Loads a model saved by [`SorctModel::save`] (checked by [`CheckedModel`]).
     pub fn load(path: &Path) -> Result<Self> {
-        crate::model::load_json(path, NAME)
+        glassbox_core::model::load_json(path, NAME)
     }
 }
 
 impl CheckedModel for SorctModel {
     fn check(&self, _kind: &str) -> std::result::Result<(), String> {
-        crate::model::check_depth(self.depth, 1..=12)?;
-        crate::model::check_classes(&self.classes, 1)?;
+        glassbox_core::model::check_depth(self.depth, 1..=12)?;
+        glassbox_core::model::check_classes(&self.classes, 1)?;
         let p = self.encoding.n_features();
         let shape = TreeShape::new(self.depth);
         let (branches, leaves) = (shape.num_branches(), shape.num_leaves());
-        crate::model::check_sizes(
+        glassbox_core::model::check_sizes(
             &self.scaler,
             &self.encoding,
             &[
@@ -248,3 +250,43 @@ impl Classifier for SorctModel {
         self.predict_proba_scaled(&self.scaler.transform(x))
     }
 }
+
+/// S-ORCT (and l0tree's) tree: node t sends x left with probability
+/// F(gamma (w_t . x - b_t)), more likely left than right exactly when w_t . x >= b_t.
+pub fn sorct_diagram(model: &SorctModel, title: &str) -> TreeDiagram {
+    let (w, b) = model.user_units();
+    let labels = model.leaf_labels();
+    complete_tree(
+        format!(
+            "{title} depth {} (gamma {}), delta_L {:.1}%, delta_G {:.1}%",
+            model.depth,
+            model.gamma,
+            model.delta_local(SPARSITY_TOLERANCE),
+            model.delta_global(SPARSITY_TOLERANCE)
+        ),
+        model.depth,
+        |t| {
+            oblique_lines(
+                format!("node {t}: left w.p. F({}(s - b)), s =", model.gamma),
+                nonzero_terms(&model.a, &w, t, &model.feature_names),
+                format!("left more likely when s >= {:.4}", b[t]),
+            )
+        },
+        |l| {
+            let mut lines = vec![format!(
+                "leaf {l}: {}",
+                model.classes.get(labels[l]).map_or("?", |s| s.as_str())
+            )];
+            for (k, class) in model.classes.iter().enumerate() {
+                lines.push(format!("P({class}) = {:.3}", model.c[(k, l)]));
+            }
+            lines
+        },
+    )
+}
+
+glassbox_core::fitted_model!(
+    SorctModel,
+    classifier,
+    diagram = |m| sorct_diagram(m, "S-ORCT")
+);

@@ -23,8 +23,8 @@
 //! derivative, exactly.
 
 use super::SorctParams;
-use crate::nlp::{NlpProblem, PointCache};
-use crate::tree::TreeShape;
+use glassbox_core::nlp::{NlpProblem, PointCache};
+use glassbox_core::tree::TreeShape;
 use nalgebra::{DMatrix, DVector};
 use std::sync::{Arc, Mutex};
 
@@ -1014,7 +1014,7 @@ impl NlpProblem for SorctProblem {
     }
 
     #[cfg(feature = "torch")]
-    fn tensor_objective(&self) -> Option<&dyn crate::tensor::TensorObjective> {
+    fn tensor_objective(&self) -> Option<&dyn glassbox_core::tensor::TensorObjective> {
         Some(self)
     }
 }

@@ -6,7 +6,7 @@
 //! The scaled features X (N x p) and the weights W_{y_i k} / N (N x K) are uploaded once.
 
 use super::problem::{Layout, SorctProblem};
-use crate::tensor::{PreparedObjective, TensorObjective};
+use glassbox_core::tensor::{PreparedObjective, TensorObjective};
 use nalgebra::DMatrix;
 use tch::{Device, Kind, Tensor};
 
@@ -77,10 +77,10 @@ impl PreparedObjective for PreparedSorct {
             .view([lay.classes as i64, lay.leaves as i64]);
         let z = self.x.matmul(&a) / (lay.p as f64) - mu;
         let left = (z * self.gamma).sigmoid();
-        let reach = crate::tensor::leaf_reach(&left, &self.paths);
+        let reach = glassbox_core::tensor::leaf_reach(&left, &self.paths);
         let cost = self.weights.matmul(&c);
         let cost = (reach * cost).sum(x.kind());
-        crate::tensor::with_sparsity_penalties(
+        glassbox_core::tensor::with_sparsity_penalties(
             cost,
             x,
             lay.split.then_some((lay.mu, self.lambda_local)),

@@ -13,9 +13,9 @@
 //! Depends on the core (`data`, `model`) and on `plotters`.
 
 use super::SorrtModel;
-use crate::data::{ColumnEncoding, CsvOptions, Table};
-use crate::plot::font_available;
-use crate::{GlassboxError, Result};
+use glassbox_core::data::{ColumnEncoding, CsvOptions, Table};
+use glassbox_core::plot::font_available;
+use glassbox_core::{GlassboxError, Result};
 use nalgebra::DMatrix;
 use std::fmt::Write as _;
 use std::path::Path;
@@ -39,7 +39,7 @@ impl Explanations {
     /// Explains every row of `table` (its target, if present, must be numeric).
     pub fn of_table(model: &SorrtModel, table: &Table) -> Result<Self> {
         let x = model.encoding.transform(table)?;
-        let prediction = crate::model::Regressor::predict(model, &x);
+        let prediction = glassbox_core::model::Regressor::predict(model, &x);
         let target = if table.target.is_empty() {
             None
         } else {
@@ -137,7 +137,7 @@ impl Explanations {
 
     /// Writes [`Explanations::to_csv`] to `path`.
     pub fn write_csv(&self, path: &Path) -> Result<()> {
-        crate::model::write_atomically(path, self.to_csv().as_bytes())
+        glassbox_core::model::write_atomically(path, self.to_csv().as_bytes())
     }
 
     /// Draws the parallel-coordinates plot to `path` (`.png` or `.svg`). Returns a note
@@ -294,4 +294,44 @@ fn csv_name(name: &str) -> String {
             }
         })
         .collect()
+}
+
+/// `glassbox explain` on an S-ORRT: the explanations (7) of every row of a CSV file, and
+/// the parallel-coordinates plot (Fig. 2) when asked for.
+impl glassbox_core::model::Explainer for SorrtModel {
+    fn explain(
+        &self,
+        data: &Path,
+        out: &Path,
+        plot: Option<&Path>,
+    ) -> Result<glassbox_core::model::ExplainReport> {
+        // A plot path we cannot draw to fails before the CSV is written.
+        if let Some(plot) = plot {
+            glassbox_core::plot::plot_extension(plot)?;
+        }
+        let explanations = Explanations::of_csv(self, data)?;
+        explanations.write_csv(out)?;
+        let mut report = glassbox_core::model::ExplainReport::default();
+        report.messages.push(format!(
+            "wrote the explanations of {} rows to {}",
+            explanations.prediction.len(),
+            out.display()
+        ));
+        if let Some(plot) = plot {
+            let title = format!(
+                "S-ORRT local explanations, {} (depth {})",
+                data.file_stem()
+                    .map(|s| s.to_string_lossy().to_string())
+                    .unwrap_or_default(),
+                self.depth
+            );
+            if let Some(note) = explanations.plot(plot, &title)? {
+                report.notes.push(note);
+            }
+            report
+                .messages
+                .push(format!("wrote the plot to {}", plot.display()));
+        }
+        Ok(report)
+    }
 }

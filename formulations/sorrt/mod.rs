@@ -75,14 +75,14 @@ pub mod starts;
 #[cfg(feature = "torch")]
 mod tensor;
 
-pub use model::SorrtModel;
+pub use model::{sorrt_diagram, SorrtModel};
 pub use problem::SorrtProblem;
 
-use crate::data::{ColumnData, Encoding, MinMaxScaler, Table};
-use crate::formulation::{
+use glassbox_core::data::{ColumnData, Encoding, MinMaxScaler, Table};
+use glassbox_core::formulation::{
     FormulationInfo, NlpRegressorFormulation, ParamSpec, ReportedParams, TrainingRows,
 };
-use crate::{GlassboxError, Result};
+use glassbox_core::{GlassboxError, Result};
 use nalgebra::DMatrix;
 use problem::SmoothRow;
 use rand_chacha::ChaCha8Rng;
@@ -457,7 +457,7 @@ impl SorrtConfig {
         if self.start_features.is_empty() {
             return Ok(None);
         }
-        let names = crate::data::Encoding::fit(table).feature_names();
+        let names = glassbox_core::data::Encoding::fit(table).feature_names();
         if names.len() != p {
             return err(format!(
                 "start_features: the table has {} encoded features, the problem {p}",
@@ -712,8 +712,8 @@ impl NlpRegressorFormulation for SorrtConfig {
 
     fn sparsity(&self, model: &SorrtModel) -> (f64, f64) {
         (
-            model.delta_local(crate::metrics::SPARSITY_TOLERANCE),
-            model.delta_global(crate::metrics::SPARSITY_TOLERANCE),
+            model.delta_local(glassbox_core::metrics::SPARSITY_TOLERANCE),
+            model.delta_global(glassbox_core::metrics::SPARSITY_TOLERANCE),
         )
     }
 

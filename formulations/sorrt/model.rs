@@ -5,11 +5,13 @@
 
 use super::problem::{evaluate, feature_gradient, SorrtProblem};
 use super::{starts, NAME};
-use crate::data::{Encoding, MinMaxScaler};
-use crate::metrics;
-use crate::model::{CheckedModel, Regressor};
-use crate::tree::TreeShape;
-use crate::Result;
+use glassbox_core::data::{Encoding, MinMaxScaler};
+use glassbox_core::diagram::{complete_tree, nonzero_terms, oblique_lines, TreeDiagram};
+use glassbox_core::metrics;
+use glassbox_core::metrics::SPARSITY_TOLERANCE;
+use glassbox_core::model::{CheckedModel, Regressor};
+use glassbox_core::tree::TreeShape;
+use glassbox_core::Result;
 use nalgebra::DMatrix;
 use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
@@ -35,7 +37,7 @@ pub struct SorrtModel {
     /// The min-max scaler fitted on the training rows.
     pub scaler: MinMaxScaler,
     /// Coefficients a (p x (|tau_B| + |tau_L|)), scaled units: branch nodes, then leaves.
-    #[serde(deserialize_with = "crate::model::checked_matrix")]
+    #[serde(deserialize_with = "glassbox_core::model::checked_matrix")]
     pub a: DMatrix<f64>,
     /// mu (|tau_B| + |tau_L|): split locations, then minus the leaf intercepts.
     pub mu: Vec<f64>,
@@ -79,7 +81,7 @@ impl SorrtModel {
     pub fn start_point(&self, problem: &SorrtProblem, scaler: &MinMaxScaler) -> Result<Vec<f64>> {
         let lay = &problem.layout;
         if self.a.nrows() != lay.p || self.depth != problem.params.depth {
-            return Err(crate::GlassboxError::formulation(
+            return Err(glassbox_core::GlassboxError::formulation(
                 NAME,
                 format!(
                     "cannot warm start from a model with depth {} and {} features: the problem \
@@ -238,22 +240,22 @@ impl SorrtModel {
 
     /// Saves the model as JSON.
     pub fn save(&self, path: &Path) -> Result<()> {
-        crate::model::save_json(path, NAME, self)
+        glassbox_core::model::save_json(path, NAME, self)
     }
 
     /// Loads a model saved by [`SorrtModel::save`] (checked by [`CheckedModel`]).
     pub fn load(path: &Path) -> Result<Self> {
-        crate::model::load_json(path, NAME)
+        glassbox_core::model::load_json(path, NAME)
     }
 }
 
 impl CheckedModel for SorrtModel {
     fn check(&self, _kind: &str) -> std::result::Result<(), String> {
-        crate::model::check_depth(self.depth, 1..=12)?;
+        glassbox_core::model::check_depth(self.depth, 1..=12)?;
         let p = self.encoding.n_features();
         let shape = self.shape();
         let nodes = shape.num_branches() + shape.num_leaves();
-        crate::model::check_sizes(
+        glassbox_core::model::check_sizes(
             &self.scaler,
             &self.encoding,
             &[
@@ -287,3 +289,44 @@ impl Regressor for SorrtModel {
         self.predict_scaled(&self.scaler.transform(x))
     }
 }
+
+/// S-ORRT: oblique splits as S-ORCT's, linear predictions at the leaves.
+pub fn sorrt_diagram(model: &SorrtModel) -> TreeDiagram {
+    let (w, b) = model.split_rules();
+    let (c, d) = model.leaf_models();
+    let branches = (1usize << model.depth) - 1;
+    complete_tree(
+        format!(
+            "S-ORRT depth {} (gamma {}) predicting {}, delta_L {:.1}%, delta_G {:.1}%",
+            model.depth,
+            model.gamma,
+            model.target,
+            model.delta_local(SPARSITY_TOLERANCE),
+            model.delta_global(SPARSITY_TOLERANCE)
+        ),
+        model.depth,
+        |t| {
+            oblique_lines(
+                format!("node {t}: left w.p. F({}(s - b)), s =", model.gamma),
+                nonzero_terms(&model.a, &w, t, &model.feature_names),
+                format!("left more likely when s >= {:.4}", b[t]),
+            )
+        },
+        |l| {
+            let scaled = model.a.columns(branches + l, 1).into_owned();
+            let user = c.columns(l, 1).into_owned();
+            oblique_lines(
+                format!("leaf {l}: {} =", model.target),
+                nonzero_terms(&scaled, &user, 0, &model.feature_names),
+                format!("{:+.4}", d[l]),
+            )
+        },
+    )
+}
+
+glassbox_core::fitted_model!(
+    SorrtModel,
+    regressor,
+    diagram = sorrt_diagram,
+    explainer = Explainer
+);

@@ -43,8 +43,8 @@
 
 use super::fused::logistic;
 use super::SorrtParams;
-use crate::nlp::{NlpProblem, PointCache};
-use crate::tree::TreeShape;
+use glassbox_core::nlp::{NlpProblem, PointCache};
+use glassbox_core::tree::TreeShape;
 use nalgebra::DMatrix;
 use std::sync::{Arc, OnceLock};
 
@@ -999,7 +999,7 @@ impl NlpProblem for SorrtProblem {
     }
 
     #[cfg(feature = "torch")]
-    fn tensor_objective(&self) -> Option<&dyn crate::tensor::TensorObjective> {
+    fn tensor_objective(&self) -> Option<&dyn glassbox_core::tensor::TensorObjective> {
         Some(self)
     }
 }

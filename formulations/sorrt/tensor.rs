@@ -7,7 +7,7 @@
 //! features X (N x p) and the targets y are uploaded once per solve.
 
 use super::problem::{Layout, SorrtProblem};
-use crate::tensor::{PreparedObjective, TensorObjective};
+use glassbox_core::tensor::{PreparedObjective, TensorObjective};
 use nalgebra::DMatrix;
 use tch::{Device, Kind, Tensor};
 
@@ -79,11 +79,11 @@ impl PreparedObjective for PreparedSorrt {
         let left = (z * self.gamma).sigmoid();
         let leaf_pred = scores.narrow(1, branches, lay.leaves as i64)
             - mu.narrow(0, branches, lay.leaves as i64);
-        let reach = crate::tensor::leaf_reach(&left, &self.paths);
+        let reach = glassbox_core::tensor::leaf_reach(&left, &self.paths);
         let phi = (reach * leaf_pred).sum_dim_intlist(1, false, x.kind());
         let residual = phi - &self.y;
         let mse = (&residual * &residual).sum(x.kind()) / self.rows;
-        crate::tensor::with_sparsity_penalties(
+        glassbox_core::tensor::with_sparsity_penalties(
             mse,
             x,
             lay.split.then_some((lay.mu, self.lambda_local)),

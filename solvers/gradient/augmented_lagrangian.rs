@@ -27,9 +27,9 @@ use super::newton::{self, ProjectedNewton};
 use super::projected::{Common, InnerState, Pairs, ProjectedLbfgs, Spg, Stop, UNBOUNDED_BELOW};
 use super::subproblem::{Nlp, Point, Subproblem};
 use super::{Method, Settings, NAME};
-use crate::{Limit, SolveResult, TerminationStatus};
 use argmin::core::observers::{Observe, ObserverMode};
 use argmin::core::{Error, Executor, OptimizationResult, Solver, State, TerminationReason, KV};
+use glassbox_core::{Limit, SolveResult, TerminationStatus};
 use std::time::Instant;
 
 /// Multipliers are kept within +-this in the subproblems (ALGENCAN's safeguard).

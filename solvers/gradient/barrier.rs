@@ -41,13 +41,13 @@
 //! them).
 //!
 //! Variables with equal bounds, or none, are left to the projection. A warm start that
-//! carries constraint multipliers (a [`crate::SolveResult::warm_start`]) continues a solve
+//! carries constraint multipliers (a [`glassbox_core::SolveResult::warm_start`]) continues a solve
 //! and skips the path, as the IPOPT backend then sets `warm_start_init_point`.
 
 use super::augmented_lagrangian;
 use super::subproblem::Nlp;
 use super::Settings;
-use crate::{SolveResult, TerminationStatus};
+use glassbox_core::{SolveResult, TerminationStatus};
 use std::time::Instant;
 
 /// IPOPT's `bound_push` and `bound_frac`: how far the first point is moved inside.

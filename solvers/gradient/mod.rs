@@ -15,7 +15,7 @@
 //!   apply, and its `TerminationReason` says why an inner solve ended. Checkpointing is not
 //!   used: an inner solve is one step of the outer loop below, whose state (multipliers,
 //!   penalty) argmin's checkpoints would not hold; a glassbox solve is restarted from a
-//!   [`crate::SolveResult::warm_start`] instead.
+//!   [`glassbox_core::SolveResult::warm_start`] instead.
 //! - [`newton`]: the second stage of an inner solve, projected Newton with the exact
 //!   Hessian of the subproblem (also an argmin `Solver`), run from the first-order method's
 //!   point when that stops short of the tolerance and the problem gives a Hessian (raw
@@ -96,11 +96,13 @@ mod subproblem;
 #[cfg(feature = "torch")]
 pub(crate) const NEWTON_MAX_VARIABLES: usize = newton::MAX_VARIABLES;
 
-use crate::nlp::NlpProblem;
-use crate::options::{check_raw_options, OptionKind, OptionSpec, RawOptionValue, WarmStart};
-use crate::registry::{BackendEntry, Constructor};
-use crate::solver::{refuse_gaps, Capabilities, NlpSolver};
-use crate::{GlassboxError, Result, SolveOptions, SolveResult, TerminationStatus};
+use glassbox_core::backend::{BackendEntry, Constructor};
+use glassbox_core::nlp::NlpProblem;
+use glassbox_core::options::{
+    check_raw_options, OptionKind, OptionSpec, RawOptionValue, WarmStart,
+};
+use glassbox_core::solver::{refuse_gaps, Capabilities, NlpSolver};
+use glassbox_core::{GlassboxError, Result, SolveOptions, SolveResult, TerminationStatus};
 use std::time::{Duration, Instant};
 
 /// The registry name of this backend.
@@ -361,7 +363,7 @@ impl NlpSolver for LbfgsSolver {
 
     fn solve(&self, problem: &dyn NlpProblem, options: &SolveOptions) -> Result<SolveResult> {
         let settings = Settings::checked(options)?;
-        crate::nlp::validate(problem)?;
+        glassbox_core::nlp::validate(problem)?;
         let nlp = subproblem::Nlp::new(problem);
         let (x0, lambda0) = match &options.warm_start {
             None => (vec![0.0; nlp.n], None),

@@ -21,8 +21,8 @@
 //! Depends on the core's `NlpProblem` and on argmin's problem traits.
 
 use super::barrier::Barrier;
-use crate::nlp::NlpProblem;
 use argmin::core::{CostFunction, Error as ArgminError, Gradient, Hessian};
+use glassbox_core::nlp::NlpProblem;
 use nalgebra::DMatrix;
 use std::cell::RefCell;
 use std::panic::{catch_unwind, AssertUnwindSafe};

@@ -3,7 +3,7 @@
 //! at verbosity 0, problems without variables).
 
 use super::*;
-use crate::{Limit, RawOptionValue};
+use glassbox_core::{Limit, RawOptionValue};
 use std::collections::BTreeMap;
 
 const INF: f64 = f64::INFINITY;
@@ -449,12 +449,11 @@ fn nothing_is_printed_at_verbosity_0() {
     if std::env::var("GLASSBOX_LBFGS_CHILD").is_ok() {
         return;
     }
-    const CHILD: &str = "solvers::gradient::tests::verbosity_child";
-    let run = |mode: &str| {
-        crate::solver::test_support::run_child(CHILD, "GLASSBOX_LBFGS_CHILD", mode, None)
-    };
+    const CHILD: &str = "gradient::tests::verbosity_child";
+    let run =
+        |mode: &str| crate::test_support::run_child(CHILD, "GLASSBOX_LBFGS_CHILD", mode, None);
     let (stdout, stderr) = run("quiet");
-    crate::solver::test_support::assert_nothing_printed(CHILD, &stdout, &stderr);
+    crate::test_support::assert_nothing_printed(CHILD, &stdout, &stderr);
     let (_, loud) = run("loud");
     assert!(
         loud.contains("lbfgs: outer"),

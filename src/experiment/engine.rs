@@ -19,8 +19,8 @@
 
 use super::grid::{Cell, Experiment, InnerMetric, Protocol};
 use super::store::{self, Done, Manifest, Store};
-use super::units::{self, EngineData, UnitCarry};
-use super::SolveRecord;
+use super::unit::{Encoded, EngineData, UnitCarry};
+use super::{ExperimentConfig, SolveRecord};
 use crate::data;
 use crate::{GlassboxError, Result};
 use rayon::prelude::*;
@@ -124,18 +124,24 @@ pub struct SplitSpec {
     pub test: Vec<usize>,
 }
 
-/// The splits of `exp`'s protocol on `n` rows, stratified on `labels` (classification) or
-/// not (regression: `None`); `fixed_train`: the fixed split of `data.test_path`.
-pub fn plan_splits(
-    exp: &Experiment,
-    n: usize,
-    labels: Option<&[usize]>,
-    fixed_train: Option<usize>,
-) -> Result<Vec<SplitSpec>> {
+/// The splits of `exp`'s protocol on `data` (stratified on the classes for classification,
+/// not for regression; the fixed split of `data.test_path` where it has one).
+pub fn plan_splits(exp: &Experiment, data: &EngineData) -> Result<Vec<SplitSpec>> {
+    plan(&exp.protocol, &exp.cells[0].config, data)
+}
+
+/// The holdout splits of a one-setting config (`[split]`, or `data.test_path`'s).
+pub fn holdout_splits(config: &ExperimentConfig, data: &EngineData) -> Result<Vec<SplitSpec>> {
+    plan(&Protocol::Holdout, config, data)
+}
+
+fn plan(protocol: &Protocol, base: &ExperimentConfig, data: &EngineData) -> Result<Vec<SplitSpec>> {
+    let n = data.n_samples();
+    let labels = data.labels();
+    let fixed_train = data.fixed_train;
     // A plain k-fold is the stratified one with a single class.
     let unlabelled = vec![0; n];
     let y = labels.unwrap_or(&unlabelled);
-    let base = &exp.cells[0].config;
     let seed = base.split.seed;
     let spec = |id, seed, role, (train, test): (Vec<usize>, Vec<usize>)| SplitSpec {
         id,
@@ -146,11 +152,11 @@ pub fn plan_splits(
         train,
         test,
     };
-    Ok(match &exp.protocol {
+    Ok(match protocol {
         Protocol::Holdout => base
-            .splits(n, fixed_train, |s| match labels {
-                Some(y) => data::stratified_split(y, base.split.test_fraction, s),
-                None => data::random_split(n, base.split.test_fraction, s),
+            .splits(n, fixed_train, |s| match &data.encoded {
+                Encoded::Classification(d) => d.stratified_split(base.split.test_fraction, s),
+                Encoded::Regression(_) => data::random_split(n, base.split.test_fraction, s),
             })?
             .into_iter()
             .enumerate()
@@ -298,20 +304,16 @@ pub fn run(exp: &Experiment, options: &RunOptions) -> Result<EngineOutcome> {
             .filter(|c| exp.blocks[c.block].dataset == d)
             .collect();
         let first = &cells[0].config;
-        let regression = units::of(&first.formulation).regression();
+        let regression = first.formulation.regression();
         check_task(exp, &cells, regression)?;
         let loaded = EngineData::load(first, regression)?;
         for cell in &cells {
-            units::of(&cell.config.formulation)
+            cell.config
+                .formulation
                 .check(&cell.config, &loaded)
                 .map_err(|e| in_cell(exp, cell, e))?;
         }
-        splits.push(plan_splits(
-            exp,
-            loaded.n_samples(),
-            loaded.labels(),
-            loaded.fixed_train,
-        )?);
+        splits.push(plan(&exp.protocol, first, &loaded)?);
         data.push(loaded);
     }
     let n_splits = splits[0].len();
@@ -442,7 +444,7 @@ fn check_task(exp: &Experiment, cells: &[&Cell], regression: bool) -> Result<()>
     let task = |r: bool| if r { "regression" } else { "classification" };
     for cell in cells {
         let f = &cell.config.formulation;
-        if units::of(f).regression() != regression {
+        if f.regression() != regression {
             return Err(bad(format!(
                 "grid cell {} is a {} task but the first cell a {} task: one task per run",
                 exp.describe(cell),
@@ -510,7 +512,7 @@ fn run_chain_inner(ctx: &Ctx<'_>, chain: &[(usize, usize)]) -> Result<()> {
     let carries = warm_path
         && chain
             .first()
-            .is_some_and(|&(c, _)| units::of(&ctx.exp.cells[c].config.formulation).carries());
+            .is_some_and(|&(c, _)| ctx.exp.cells[c].config.formulation.carries());
     // The final points of the previous cell of the chain, and that cell.
     let mut carried: Option<Vec<Vec<f64>>> = None;
     let mut previous: Option<usize> = None;
@@ -543,18 +545,20 @@ fn run_chain_inner(ctx: &Ctx<'_>, chain: &[(usize, usize)]) -> Result<()> {
                 ctx.out.join("models").join(format!("cell-{c}")).join(name)
             }
         });
-        let unit = units::of(&cell.config.formulation);
-        let unit = unit
+        let unit = cell
+            .config
+            .formulation
             .run(
                 &cell.config,
                 &ctx.data[dataset],
                 split,
                 &UnitCarry {
-                    previous: previous.zip(carried.as_deref()).map(|(p, points)| {
-                        (units::of(&ctx.exp.cells[p].config.formulation), points)
-                    }),
+                    previous: previous
+                        .zip(carried.as_deref())
+                        .map(|(p, points)| (&ctx.exp.cells[p].config, points)),
                     stop: ctx.stop,
                     model_path: model_path.as_deref(),
+                    progress: &indicatif::ProgressBar::hidden(),
                 },
             )
             .map_err(|e| in_cell(ctx.exp, cell, e))?;

@@ -11,11 +11,14 @@
 //!
 //! This module sees the experiment config only; the engine (`engine.rs`) runs the cells.
 
-use super::{one_line, ExperimentConfig};
+use super::config::one_line;
+use super::ExperimentConfig;
+use crate::registry::Registry;
 use crate::{GlassboxError, Result};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// The `[experiment]` table: what the engine does beyond one setting.
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
@@ -202,15 +205,25 @@ pub struct Experiment {
 const PROTOCOL_KEYS: [&str; 4] = ["protocol", "folds", "inner_folds", "inner_metric"];
 
 impl Experiment {
-    /// Reads a config file as a grid.
+    /// Reads a config file as a grid, with the built-in registry.
     pub fn load(path: &Path) -> Result<Self> {
-        let text = std::fs::read_to_string(path).map_err(|e| GlassboxError::io(path, e))?;
-        Self::parse(path, &text)
+        Self::load_with(path, Registry::shared_builtin())
     }
 
-    /// Parses config text as a grid (see the module comment); `path` locates relative paths
-    /// and names the file in errors.
+    /// [`Experiment::load`] with the formulations and backends of `registry`.
+    pub fn load_with(path: &Path, registry: Arc<Registry>) -> Result<Self> {
+        let text = std::fs::read_to_string(path).map_err(|e| GlassboxError::io(path, e))?;
+        Self::parse_with(path, &text, registry)
+    }
+
+    /// Parses config text as a grid (see the module comment), with the built-in registry;
+    /// `path` locates relative paths and names the file in errors.
     pub fn parse(path: &Path, text: &str) -> Result<Self> {
+        Self::parse_with(path, text, Registry::shared_builtin())
+    }
+
+    /// [`Experiment::parse`] with the formulations and backends of `registry`.
+    pub fn parse_with(path: &Path, text: &str, registry: Arc<Registry>) -> Result<Self> {
         let file = path.display().to_string();
         let bad = |m: String| GlassboxError::Config(format!("{file}: {m}"));
         let mut doc: toml::Table =
@@ -236,6 +249,7 @@ impl Experiment {
         };
         let common = BlockCommon {
             path,
+            registry: &registry,
             protocol_json: serde_json::to_string(&protocol).unwrap_or_default(),
             engine_json: serde_json::to_string(&engine_fp).unwrap_or_default(),
             protocol: &protocol,
@@ -318,7 +332,7 @@ impl Experiment {
                                 .into(),
                         ))
                     }
-                    None if several && !uses_solver(&table) => {
+                    None if several && !uses_solver(&registry, &table) => {
                         sub.remove("solver");
                     }
                     None => {}
@@ -358,7 +372,11 @@ impl Experiment {
         }
         if blocks.is_empty() {
             // No [formulation]: the one-setting parser says what is missing.
-            ExperimentConfig::parse(path, &toml::to_string(&doc).unwrap_or_default())?;
+            ExperimentConfig::parse_with(
+                path,
+                &toml::to_string(&doc).unwrap_or_default(),
+                registry.clone(),
+            )?;
             return Err(bad("[formulation] is missing".into()));
         }
         if cells.len() > 1_000_000 {
@@ -447,6 +465,7 @@ impl Experiment {
 /// What every block of a config shares.
 struct BlockCommon<'a> {
     path: &'a Path,
+    registry: &'a Arc<Registry>,
     protocol: &'a Protocol,
     protocol_json: String,
     engine_json: String,
@@ -460,13 +479,17 @@ struct ParsedBlock {
 }
 
 /// Whether a `[formulation]` table names a formulation that uses a solver: all but the
-/// heuristic learners without one (which learner uses one does not depend on its keys).
-fn uses_solver(table: &toml::Table) -> bool {
+/// heuristic learners without one (which learner uses one does not depend on its keys, so
+/// its default config says).
+fn uses_solver(registry: &Registry, table: &toml::Table) -> bool {
     let Some(toml::Value::String(name)) = table.get("name") else {
         return true;
     };
-    match super::HeuristicConfig::parse(name, toml::Table::new()) {
-        Some(Ok(learner)) => learner.uses_solver(),
+    match registry
+        .formulation(name)
+        .map(|e| e.parse(toml::Table::new()))
+    {
+        Ok(Ok(formulation)) => formulation.uses_solver(),
         _ => true,
     }
 }
@@ -505,7 +528,7 @@ fn parse_block(
             ms.remove("seed");
         }
     }
-    let formulation_axes = take_formulation_axes(path, order, &mut doc).map_err(&bad)?;
+    let formulation_axes = take_formulation_axes(common, order, &mut doc).map_err(&bad)?;
     axes.extend(formulation_axes);
     if *common.protocol != Protocol::Holdout {
         check_protocol(&doc, common.protocol).map_err(&bad)?;
@@ -526,16 +549,17 @@ fn parse_block(
             set_axis_value(&mut cell_doc, axis, axis.values[i].clone());
         }
         let cell_text = toml::to_string(&cell_doc).map_err(|e| bad(e.to_string()))?;
-        let config = ExperimentConfig::parse(path, &cell_text).map_err(|e| {
-            if axes.is_empty() {
-                e
-            } else {
-                GlassboxError::Config(format!(
-                    "grid cell {}: {e}",
-                    describe_coords(&axes, &coords)
-                ))
-            }
-        })?;
+        let config = ExperimentConfig::parse_with(path, &cell_text, common.registry.clone())
+            .map_err(|e| {
+                if axes.is_empty() {
+                    e
+                } else {
+                    GlassboxError::Config(format!(
+                        "grid cell {}: {e}",
+                        describe_coords(&axes, &coords)
+                    ))
+                }
+            })?;
         let canonical = canonical_doc(&cell_doc, &dir, data_hashes)?;
         let fingerprint = fingerprint(&[&canonical, &common.protocol_json, &common.engine_json]);
         cells.push(Cell {
@@ -655,7 +679,7 @@ fn non_empty(
 /// Finds the axes of `[formulation]` (in the order the file writes them) and of `[grid]`,
 /// removes them from `doc` and returns them.
 fn take_formulation_axes(
-    path: &Path,
+    common: &BlockCommon<'_>,
     order: &[String],
     doc: &mut toml::Table,
 ) -> std::result::Result<Vec<Axis>, String> {
@@ -686,9 +710,10 @@ fn take_formulation_axes(
                     f.insert("name".into(), formulation["name"].clone());
                     f.insert(key.clone(), v);
                     probe.insert("formulation".into(), toml::Value::Table(f));
-                    toml::to_string(&probe)
-                        .ok()
-                        .is_some_and(|t| ExperimentConfig::parse(path, &t).is_ok())
+                    toml::to_string(&probe).ok().is_some_and(|t| {
+                        ExperimentConfig::parse_with(common.path, &t, common.registry.clone())
+                            .is_ok()
+                    })
                 };
                 (!alone(value.clone()) && alone(list[0].clone())).then(|| list.clone())
             }
@@ -954,14 +979,13 @@ name = "ipopt"
         assert_eq!(first.len(), 4);
         // Cell 3 = (lambda index 1, gamma index 1).
         assert_eq!(e.cells[3].coords, vec![1, 1]);
-        match &e.cells[3].config.formulation {
-            super::super::FormulationConfig::Sorct(f) => {
-                assert_eq!(f.lambda_local_log2, Some(-2.0));
-                assert_eq!(f.gamma, 512.0);
-                assert_eq!(f.rho, vec![0.1]);
-            }
-            _ => panic!("not sorct"),
-        }
+        let cell = &e.cells[3].config;
+        assert_eq!(cell.formulation.name(), "sorct");
+        let f: crate::formulations::sorct::SorctConfig =
+            cell.formulation_table.clone().try_into().unwrap();
+        assert_eq!(f.lambda_local_log2, Some(-2.0));
+        assert_eq!(f.gamma, 512.0);
+        assert_eq!(f.rho, vec![0.1]);
         let fps: std::collections::BTreeSet<&String> =
             e.cells.iter().map(|c| &c.fingerprint).collect();
         assert_eq!(fps.len(), e.cells.len());

@@ -1259,3 +1259,27 @@ pub fn synthetic_oblique(rows: usize, features: usize, classes: usize, seed: u64
         line_numbers: (0..rows).map(|i| i + 2).collect(),
     }
 }
+
+/// Reads the CSV file `data_path` for a model with `encoding`: its categorical columns as the
+/// model's, its target column `target` optional (a file to predict on may lack it). The table
+/// and its features encoded as the model's.
+pub fn read_for_model(
+    encoding: &Encoding,
+    data_path: &Path,
+    target: &str,
+) -> Result<(Table, DMatrix<f64>)> {
+    let options = CsvOptions {
+        target: target.to_string(),
+        categorical: encoding
+            .columns
+            .iter()
+            .filter(|c| matches!(c, ColumnEncoding::Dummies { .. }))
+            .map(|c| c.name().to_string())
+            .collect(),
+        drop_missing: false,
+        target_optional: true,
+    };
+    let table = Table::from_csv(data_path, &options)?;
+    let x = encoding.transform(&table)?;
+    Ok((table, x))
+}

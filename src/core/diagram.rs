@@ -4,20 +4,16 @@
 //! boxes for the leaves with their class probabilities or predictions, joined by edges
 //! labelled "yes" (left) and "no" (right).
 //!
-//! [`TreeDiagram`] is independent of any model: a list of nodes with text lines. The
-//! conversions from the saved models of each tree formulation (S-ORCT, l0tree, S-ORRT,
-//! OCT / OCT-H, CART / TAO / TMO) are here too, so like the registry this file sees the
-//! formulations; nothing in the core depends on it.
+//! [`TreeDiagram`] is independent of any model: a list of nodes with text lines. Each tree
+//! formulation turns its fitted model into one (`FittedModel::diagram`), with the helpers
+//! here for complete trees and oblique splits.
+//!
+//! Depends on the core's plotting helpers and tree shapes.
 
-use crate::formulations::cart::{TreeModel, TreeTask, TREE_MODEL_KINDS};
-use crate::formulations::l0tree::{self, L0TreeModel};
-use crate::formulations::oct::{self, OctModel};
-use crate::formulations::sorct::{self, SorctModel};
-use crate::formulations::sorrt::{self, SorrtModel};
 use crate::metrics::SPARSITY_TOLERANCE;
 use crate::plot::{self, Figure};
 use crate::tree::TreeShape;
-use crate::{GlassboxError, Result};
+use crate::Result;
 use nalgebra::DMatrix;
 use std::path::Path;
 
@@ -222,7 +218,11 @@ impl Figure for TreeDiagram {
 /// The lines of an oblique split `sum_j w_j x_j  (op)  b`: the title, the nonzero terms
 /// largest first by `weight` (the scaled coefficient, so terms compare across units), at
 /// most [`MAX_TERMS`], then the comparison.
-fn oblique_lines(title: String, terms: Vec<(String, f64, f64)>, comparison: String) -> Vec<String> {
+pub fn oblique_lines(
+    title: String,
+    terms: Vec<(String, f64, f64)>,
+    comparison: String,
+) -> Vec<String> {
     let mut terms = terms;
     terms.sort_by(|a, b| b.2.abs().total_cmp(&a.2.abs()));
     let mut lines = vec![title];
@@ -242,7 +242,7 @@ fn oblique_lines(title: String, terms: Vec<(String, f64, f64)>, comparison: Stri
 
 /// The diagram of a complete tree of depth D in heap order: branch `t` has children
 /// `2t+1` and `2t+2`; leaves follow the branches, left to right.
-fn complete_tree(
+pub fn complete_tree(
     title: String,
     depth: usize,
     branch_lines: impl Fn(usize) -> Vec<String>,
@@ -273,46 +273,13 @@ fn complete_tree(
     }
 }
 
-fn feature(names: &[String], j: usize) -> String {
+/// The name of feature `j`, or `x{j}` when the model has no name for it.
+pub fn feature(names: &[String], j: usize) -> String {
     names.get(j).cloned().unwrap_or_else(|| format!("x{j}"))
 }
 
-/// S-ORCT (and l0tree's) tree: node t sends x left with probability
-/// F(gamma (w_t . x - b_t)), more likely left than right exactly when w_t . x >= b_t.
-pub fn sorct_diagram(model: &SorctModel, title: &str) -> TreeDiagram {
-    let (w, b) = model.user_units();
-    let labels = model.leaf_labels();
-    complete_tree(
-        format!(
-            "{title} depth {} (gamma {}), delta_L {:.1}%, delta_G {:.1}%",
-            model.depth,
-            model.gamma,
-            model.delta_local(SPARSITY_TOLERANCE),
-            model.delta_global(SPARSITY_TOLERANCE)
-        ),
-        model.depth,
-        |t| {
-            oblique_lines(
-                format!("node {t}: left w.p. F({}(s - b)), s =", model.gamma),
-                nonzero_terms(&model.a, &w, t, &model.feature_names),
-                format!("left more likely when s >= {:.4}", b[t]),
-            )
-        },
-        |l| {
-            let mut lines = vec![format!(
-                "leaf {l}: {}",
-                model.classes.get(labels[l]).map_or("?", |s| s.as_str())
-            )];
-            for (k, class) in model.classes.iter().enumerate() {
-                lines.push(format!("P({class}) = {:.3}", model.c[(k, l)]));
-            }
-            lines
-        },
-    )
-}
-
 /// (name, coefficient in user units, scaled coefficient) of the nonzero `a[., t]`.
-fn nonzero_terms(
+pub fn nonzero_terms(
     a: &DMatrix<f64>,
     w: &DMatrix<f64>,
     t: usize,
@@ -322,172 +289,4 @@ fn nonzero_terms(
         .filter(|&j| a[(j, t)].abs() > SPARSITY_TOLERANCE)
         .map(|j| (feature(names, j), w[(j, t)], a[(j, t)]))
         .collect()
-}
-
-/// S-ORRT: oblique splits as S-ORCT's, linear predictions at the leaves.
-pub fn sorrt_diagram(model: &SorrtModel) -> TreeDiagram {
-    let (w, b) = model.split_rules();
-    let (c, d) = model.leaf_models();
-    let branches = (1usize << model.depth) - 1;
-    complete_tree(
-        format!(
-            "S-ORRT depth {} (gamma {}) predicting {}, delta_L {:.1}%, delta_G {:.1}%",
-            model.depth,
-            model.gamma,
-            model.target,
-            model.delta_local(SPARSITY_TOLERANCE),
-            model.delta_global(SPARSITY_TOLERANCE)
-        ),
-        model.depth,
-        |t| {
-            oblique_lines(
-                format!("node {t}: left w.p. F({}(s - b)), s =", model.gamma),
-                nonzero_terms(&model.a, &w, t, &model.feature_names),
-                format!("left more likely when s >= {:.4}", b[t]),
-            )
-        },
-        |l| {
-            let scaled = model.a.columns(branches + l, 1).into_owned();
-            let user = c.columns(l, 1).into_owned();
-            oblique_lines(
-                format!("leaf {l}: {} =", model.target),
-                nonzero_terms(&scaled, &user, 0, &model.feature_names),
-                format!("{:+.4}", d[l]),
-            )
-        },
-    )
-}
-
-/// OCT / OCT-H: deterministic splits `w . x < theta` (left), in the user's units.
-pub fn oct_diagram(model: &OctModel) -> TreeDiagram {
-    let name = if model.kind == oct::NAME_H {
-        "OCT-H"
-    } else {
-        "OCT"
-    };
-    complete_tree(
-        format!(
-            "{name} depth {}, {} split(s)",
-            model.depth,
-            model.num_splits()
-        ),
-        model.depth,
-        |t| match &model.nodes[t] {
-            None => vec![
-                format!("node {t}: no split"),
-                "(every point goes right)".into(),
-            ],
-            Some(split) => {
-                // w (x - min) / scale < theta  <=>  sum (w / scale) x < theta + sum w min / scale
-                let mut shift = split.threshold;
-                let terms = split
-                    .weights
-                    .iter()
-                    .map(|&(j, w)| {
-                        let scale = model.scaler.scale_of(j);
-                        shift += w * model.scaler.min[j] / scale;
-                        (feature(&model.feature_names, j), w / scale, w)
-                    })
-                    .collect::<Vec<_>>();
-                match terms.as_slice() {
-                    [(f, w, _)] if *w != 0.0 => vec![
-                        format!("node {t}:"),
-                        format!("{f} {} {:.4}", if *w > 0.0 { "<" } else { ">" }, shift / w),
-                    ],
-                    _ => oblique_lines(format!("node {t}: s ="), terms, format!("s < {shift:.4}")),
-                }
-            }
-        },
-        |l| {
-            let leaf = &model.leaves[l];
-            vec![
-                format!(
-                    "leaf {l}: {}",
-                    model.classes.get(leaf.class).map_or("?", |s| s.as_str())
-                ),
-                format!("training points {:?}", leaf.counts),
-            ]
-        },
-    )
-}
-
-/// CART / TAO / TMO: axis splits `x_j <= threshold` (left), any shape.
-pub fn axis_tree_diagram(model: &TreeModel) -> TreeDiagram {
-    let tree = &model.tree;
-    let nodes = tree
-        .nodes
-        .iter()
-        .enumerate()
-        .map(|(t, node)| match &node.branch {
-            Some(b) => DiagramNode {
-                lines: vec![
-                    format!("node {t} ({} rows)", node.n_samples),
-                    format!(
-                        "{} <= {:.4}",
-                        feature(&model.feature_names, b.split.feature),
-                        b.split.threshold
-                    ),
-                ],
-                children: Some((b.left, b.right)),
-            },
-            None => DiagramNode {
-                lines: match &model.task {
-                    TreeTask::Classification { classes } => {
-                        let best = (0..node.value.len())
-                            .max_by(|&a, &b| node.value[a].total_cmp(&node.value[b]))
-                            .unwrap_or(0);
-                        let mut lines = vec![format!(
-                            "leaf {t}: {} ({} rows)",
-                            classes.get(best).map_or("?", |s| s.as_str()),
-                            node.n_samples
-                        )];
-                        for (k, class) in classes.iter().enumerate() {
-                            lines.push(format!(
-                                "P({class}) = {:.3}",
-                                node.value.get(k).copied().unwrap_or(0.0)
-                            ));
-                        }
-                        lines
-                    }
-                    TreeTask::Regression { target } => vec![
-                        format!("leaf {t} ({} rows)", node.n_samples),
-                        format!(
-                            "{target} = {:.4}",
-                            node.value.first().copied().unwrap_or(f64::NAN)
-                        ),
-                    ],
-                },
-                children: None,
-            },
-        })
-        .collect();
-    TreeDiagram {
-        title: format!("{} tree ({} nodes)", model.learner, tree.nodes.len()),
-        left_label: "yes".to_string(),
-        right_label: "no".to_string(),
-        nodes,
-    }
-}
-
-/// The diagram of a saved model of any tree formulation; other kinds are an error naming
-/// the file and the kinds that can be drawn.
-pub fn load_diagram(path: &Path) -> Result<TreeDiagram> {
-    let kind = crate::model::model_kind(path)?;
-    Ok(match kind.as_str() {
-        sorct::NAME => sorct_diagram(&SorctModel::load(path)?, "S-ORCT"),
-        l0tree::NAME => sorct_diagram(&L0TreeModel::load(path)?.tree, "l0 tree"),
-        sorrt::NAME => sorrt_diagram(&SorrtModel::load(path)?),
-        oct::NAME | oct::NAME_H => oct_diagram(&OctModel::load(path)?),
-        k if TREE_MODEL_KINDS.contains(&k) => axis_tree_diagram(&TreeModel::load(path)?),
-        _ => {
-            return Err(GlassboxError::Model {
-                file: path.display().to_string(),
-                message: format!(
-                    "a '{kind}' model cannot be drawn; drawable kinds: sorct, l0tree, sorrt, \
-                     oct, oct_h, {}",
-                    TREE_MODEL_KINDS.join(", ")
-                ),
-            })
-        }
-    })
 }

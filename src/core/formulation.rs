@@ -1,9 +1,39 @@
-//! What every learning problem declares about itself, so that `glassbox formulations` can
-//! list them with their parameters and defaults and a config can be checked against them.
+//! The formulation interfaces. What every learning problem declares about itself
+//! ([`FormulationInfo`]: name, kind, parameters with defaults and help, for `glassbox
+//! formulations`, config checks and the Python estimators), and the typed traits a
+//! formulation implements for its kind: an NLP classifier or regressor, a MILP classifier
+//! (the heuristic learners' trait is in [`crate::learner`]). The `glassbox` crate's
+//! formulation registry turns an implementation into a registry entry with one line, and its
+//! experiment engine runs every entry the same way.
 //!
-//! Depends on nothing in glassbox.
+//! Depends on the core's data, problem and model types.
 
+use crate::model::{CheckedModel, FittedModel, ModelAbilities};
 use serde::Serialize;
+
+/// What a fitted model of any formulation is: a [`FittedModel`] whose abilities are known
+/// by its type, saved and loaded as JSON (checked when read) and cloned.
+pub trait ModelFile:
+    FittedModel
+    + ModelAbilities
+    + serde::Serialize
+    + serde::de::DeserializeOwned
+    + CheckedModel
+    + Clone
+    + 'static
+{
+}
+
+impl<T> ModelFile for T where
+    T: FittedModel
+        + ModelAbilities
+        + serde::Serialize
+        + serde::de::DeserializeOwned
+        + CheckedModel
+        + Clone
+        + 'static
+{
+}
 
 /// One parameter of a formulation, as written in the `[formulation]` table of a config.
 #[derive(Clone, Copy, Debug, Serialize)]
@@ -45,14 +75,15 @@ pub struct ReportedParams {
 
 /// A classification problem solved as an NLP, as the experiment runner drives it: build
 /// the NLP on scaled training data, draw starting points, map a solution to a fitted
-/// model and a fitted model back to a starting point. Implement it (and add the
-/// formulation to `FormulationConfig` in `experiment.rs`) to make a new formulation
-/// runnable from a config; see docs/EXTENDING.md.
+/// model and a fitted model back to a starting point. Implement it and register the
+/// formulation (one line in the `glassbox` crate's registry, or
+/// `Registry::with_formulation` from another crate) to make it runnable from a config; see
+/// docs/EXTENDING.md.
 pub trait NlpClassifierFormulation {
     /// The NLP it builds.
     type Problem: crate::NlpProblem;
     /// The fitted model.
-    type Model: crate::model::Classifier + serde::Serialize + Clone;
+    type Model: crate::model::Classifier + ModelFile;
 
     /// The name configs and saved models use.
     fn name(&self) -> &'static str;
@@ -94,6 +125,11 @@ pub trait NlpClassifierFormulation {
     /// the formulation knows one (l0tree: Proposition 1's bound on lambda_L + lambda_G).
     fn lambda_bound(&self, _problem: &Self::Problem) -> Option<f64> {
         None
+    }
+    /// Whether [`NlpClassifierFormulation::node_blocks`] gives the problem's tree nodes, so a
+    /// config may train it by node-based decomposition (`[decomposition]`).
+    fn decomposable(&self) -> bool {
+        false
     }
     /// The problem's variables grouped by tree node, for the node-based decomposition
     /// (`[decomposition]` in a config); `None` when the formulation has no tree nodes.
@@ -139,13 +175,13 @@ pub struct TrainingRows<'a> {
 
 /// A regression problem solved as an NLP, as the experiment runner drives it: the
 /// regression counterpart of [`NlpClassifierFormulation`] (targets are numbers, the model a
-/// [`crate::model::Regressor`]). Implement it and add the formulation to
-/// `FormulationConfig` in `experiment.rs` to make it runnable from a config.
+/// [`crate::model::Regressor`]). Implement it and register the formulation to make it
+/// runnable from a config.
 pub trait NlpRegressorFormulation {
     /// The NLP it builds.
     type Problem: crate::NlpProblem;
     /// The fitted model.
-    type Model: crate::model::Regressor + serde::Serialize + Clone;
+    type Model: crate::model::Regressor + ModelFile;
 
     /// The name configs and saved models use.
     fn name(&self) -> &'static str;
@@ -194,14 +230,13 @@ pub trait NlpRegressorFormulation {
 /// A classification problem solved as a MILP (OCT, OCT-H), as the experiment runner drives
 /// it: build the MILP on scaled training data, give a MIP start (the formulation's own
 /// heuristic, or a fitted model), and map a solution to a fitted model. One solve per split:
-/// a MILP backend searches globally, so there is no multistart. Implement it (and add the
-/// formulation to `FormulationConfig` in `experiment.rs`, dispatched to the MILP path) to
-/// make a new MILP formulation runnable from a config.
+/// a MILP backend searches globally, so there is no multistart. Implement it and register
+/// the formulation to make a new MILP formulation runnable from a config.
 pub trait MilpClassifierFormulation {
     /// The built problem (the MILP and what is needed to read its solutions).
     type Problem;
     /// The fitted model.
-    type Model: crate::model::Classifier + serde::Serialize + Clone;
+    type Model: crate::model::Classifier + ModelFile;
 
     /// The name configs and saved models use.
     fn name(&self) -> &'static str;

@@ -238,3 +238,137 @@ pub trait Regressor {
     /// One prediction per row of `x` (encoded, unscaled features).
     fn predict(&self, x: &DMatrix<f64>) -> Vec<f64>;
 }
+
+/// A fitted model as the front ends see it (`glassbox predict`, `show`, `draw`, `explain`,
+/// the Python package), whatever formulation made it: the formulation registry's loaders
+/// return one. A model implements what it can; the rest answers `None`.
+pub trait FittedModel: Send + Sync {
+    /// The model as a classifier, if it classifies.
+    fn as_classifier(&self) -> Option<&dyn Classifier> {
+        None
+    }
+    /// The model as a regressor, if it predicts numbers.
+    fn as_regressor(&self) -> Option<&dyn Regressor> {
+        None
+    }
+    /// The drawing of a tree model.
+    fn diagram(&self) -> Option<crate::diagram::TreeDiagram> {
+        None
+    }
+    /// The local explanations of a model that gives them.
+    fn explainer(&self) -> Option<&dyn Explainer> {
+        None
+    }
+    /// The model as JSON: the `model` field of its saved file.
+    fn to_json(&self) -> Result<serde_json::Value>;
+    /// The model as text a person reads (its rules, leaves and sparsity).
+    fn describe(&self) -> String {
+        match (self.as_regressor(), self.as_classifier()) {
+            (Some(r), _) => r.describe(),
+            (None, Some(c)) => c.describe(),
+            (None, None) => String::new(),
+        }
+    }
+}
+
+/// What the models of a type can do beyond predicting, known without a model: the
+/// formulation registry records it, so a front end refuses a request (draw, explain) before
+/// reading a file and lists the formulations that can serve it. [`fitted_model!`] implements
+/// it with [`FittedModel`].
+pub trait ModelAbilities {
+    /// Its models draw as trees ([`FittedModel::diagram`] gives one).
+    const DRAWS: bool = false;
+    /// Its models explain their predictions ([`FittedModel::explainer`] gives one).
+    const EXPLAINS: bool = false;
+}
+
+/// JSON values (what [`FittedModel::to_json`] returns).
+pub use serde_json::Value as JsonValue;
+
+/// The JSON of a serializable model, for [`FittedModel::to_json`].
+pub fn json_of<T: Serialize>(model: &T) -> Result<serde_json::Value> {
+    serde_json::to_value(model).map_err(|e| GlassboxError::Config(format!("model to JSON: {e}")))
+}
+
+/// Saves a model through the [`FittedModel`] trait, tagged with `kind`, as [`save_json`].
+pub fn save_fitted(path: &Path, kind: &str, model: &dyn FittedModel) -> Result<()> {
+    save_json(path, kind, &model.to_json()?)
+}
+
+/// Local explanations of a model's predictions on a CSV file (`glassbox explain`).
+pub trait Explainer {
+    /// Explains the rows of the CSV file `data`, writes the explanations as CSV to `out` and,
+    /// where the model draws them, a plot to `plot`. Returns what to tell the user (lines for
+    /// stdout) and notes (for stderr). A plot the model cannot draw is an error before
+    /// anything is written.
+    fn explain(&self, data: &Path, out: &Path, plot: Option<&Path>) -> Result<ExplainReport>;
+}
+
+/// What [`Explainer::explain`] did.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ExplainReport {
+    /// Lines for the user (files written).
+    pub messages: Vec<String>,
+    /// Notes (e.g. a plot drawn without text for want of a font).
+    pub notes: Vec<String>,
+}
+
+/// Implements [`FittedModel`] for a model type that is a [`Classifier`] (`classifier`), a
+/// [`Regressor`] (`regressor`) or either, as its content says (`either`: the type has
+/// `fn is_regression(&self) -> bool`), with an optional `diagram = f` (`f(&model)` draws it)
+/// and `explainer = Explainer` (the type implements [`Explainer`]).
+#[macro_export]
+macro_rules! fitted_model {
+    ($t:ty, classifier $(, diagram = $d:expr)? $(, explainer = $ex:ident)?) => {
+        $crate::fitted_model!(@abilities $t $(, diagram = $d)? $(, explainer = $ex)?);
+        impl $crate::model::FittedModel for $t {
+            fn as_classifier(&self) -> Option<&dyn $crate::model::Classifier> {
+                Some(self)
+            }
+            $crate::fitted_model!(@rest $t $(, diagram = $d)? $(, explainer = $ex)?);
+        }
+    };
+    ($t:ty, regressor $(, diagram = $d:expr)? $(, explainer = $ex:ident)?) => {
+        $crate::fitted_model!(@abilities $t $(, diagram = $d)? $(, explainer = $ex)?);
+        impl $crate::model::FittedModel for $t {
+            fn as_regressor(&self) -> Option<&dyn $crate::model::Regressor> {
+                Some(self)
+            }
+            $crate::fitted_model!(@rest $t $(, diagram = $d)? $(, explainer = $ex)?);
+        }
+    };
+    ($t:ty, either $(, diagram = $d:expr)? $(, explainer = $ex:ident)?) => {
+        $crate::fitted_model!(@abilities $t $(, diagram = $d)? $(, explainer = $ex)?);
+        impl $crate::model::FittedModel for $t {
+            fn as_classifier(&self) -> Option<&dyn $crate::model::Classifier> {
+                (!self.is_regression()).then_some(self as &dyn $crate::model::Classifier)
+            }
+            fn as_regressor(&self) -> Option<&dyn $crate::model::Regressor> {
+                self.is_regression().then_some(self as &dyn $crate::model::Regressor)
+            }
+            $crate::fitted_model!(@rest $t $(, diagram = $d)? $(, explainer = $ex)?);
+        }
+    };
+    (@abilities $t:ty $(, diagram = $d:expr)? $(, explainer = $ex:ident)?) => {
+        impl $crate::model::ModelAbilities for $t {
+            $(const DRAWS: bool = { let _ = stringify!($d); true };)?
+            $(const EXPLAINS: bool = { let _ = stringify!($ex); true };)?
+        }
+    };
+    (@rest $t:ty $(, diagram = $d:expr)? $(, explainer = $ex:ident)?) => {
+        fn to_json(&self) -> $crate::Result<$crate::model::JsonValue> {
+            $crate::model::json_of(self)
+        }
+        $(
+            fn diagram(&self) -> Option<$crate::diagram::TreeDiagram> {
+                Some(($d)(self))
+            }
+        )?
+        $(
+            fn explainer(&self) -> Option<&dyn $crate::model::Explainer> {
+                // The type implements the trait named here.
+                Some(self as &dyn $crate::model::$ex)
+            }
+        )?
+    };
+}

@@ -1,0 +1,221 @@
+//! The commands on saved models: `predict`, `draw` and `explain`, each through the
+//! registry's loader, so they work on the models of every registered formulation.
+
+use crate::data::read_for_model;
+use crate::metrics;
+use crate::model::model_kind;
+use crate::model::Regressor;
+use crate::registry::{FormulationEntry, Registry};
+use anyhow::{bail, Context, Result};
+use std::path::Path;
+
+/// `glassbox draw`: the tree of a saved model as a `.png` or `.svg` file.
+pub(super) fn draw(registry: &Registry, model: &Path, out: &Path) -> Result<()> {
+    crate::plot::plot_extension(out)?;
+    let kind = model_kind(model)?;
+    let able = |e: &FormulationEntry| e.draws;
+    if !registry.formulation(&kind).is_ok_and(able) {
+        bail!(
+            "{}: a '{kind}' model cannot be drawn; drawable kinds: {}",
+            model.display(),
+            names(registry, able)
+        );
+    }
+    let loaded = registry.load_model(model)?;
+    let Some(diagram) = loaded.model.diagram() else {
+        bail!(
+            "{}: this '{kind}' model has no tree to draw",
+            model.display()
+        );
+    };
+    if let Some(note) = diagram.save(out)? {
+        eprintln!("note: {note}");
+    }
+    println!("wrote {}", out.display());
+    Ok(())
+}
+
+/// The names of the formulations of `registry` that `able` accepts.
+fn names(registry: &Registry, able: impl Fn(&FormulationEntry) -> bool) -> String {
+    registry
+        .formulations()
+        .iter()
+        .filter(|e| able(e))
+        .map(|e| e.info.name)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// `glassbox explain`: the local explanations of a saved model's predictions on a CSV file,
+/// for the models that give them (S-ORRT, CCT, CRT).
+pub(super) fn explain(
+    registry: &Registry,
+    model: &Path,
+    data: &Path,
+    out: &Path,
+    plot: Option<&Path>,
+) -> Result<()> {
+    let kind = model_kind(model)?;
+    let able = |e: &FormulationEntry| e.explains;
+    if !registry.formulation(&kind).is_ok_and(able) {
+        bail!(
+            "{}: explain works on the models of {}, this is a '{kind}' model",
+            model.display(),
+            names(registry, able)
+        );
+    }
+    // A plot we cannot draw fails before the model is read.
+    if let Some(plot) = plot {
+        crate::plot::plot_extension(plot)?;
+    }
+    let loaded = registry.load_model(model)?;
+    let Some(explainer) = loaded.model.explainer() else {
+        bail!(
+            "{}: this '{kind}' model gives no explanations",
+            model.display()
+        );
+    };
+    let report = explainer.explain(data, out, plot)?;
+    for note in &report.notes {
+        eprintln!("note: {note}");
+    }
+    for line in &report.messages {
+        println!("{line}");
+    }
+    Ok(())
+}
+
+/// `glassbox predict`: predictions (classes and probabilities, or numbers) on a CSV file,
+/// and the metrics when the file has the target.
+pub(super) fn predict(
+    registry: &Registry,
+    model_path: &Path,
+    data_path: &Path,
+    out: Option<&Path>,
+    target: &str,
+) -> Result<()> {
+    let loaded = registry.load_model(model_path)?;
+    if let Some(r) = loaded.model.as_regressor() {
+        return predict_regression(r, data_path, out, target);
+    }
+    let Some(model) = loaded.model.as_classifier() else {
+        bail!(
+            "{}: a '{}' model neither classifies nor predicts numbers",
+            model_path.display(),
+            loaded.kind
+        );
+    };
+    let (table, x) = read_for_model(model.encoding(), data_path, target)?;
+    let proba = model.predict_proba(&x);
+    let pred = model.predict(&x);
+    if let Some(out) = out {
+        let mut text = String::from("prediction");
+        for c in model.classes() {
+            text.push_str(&format!(",proba_{c}"));
+        }
+        text.push('\n');
+        for (i, &k) in pred.iter().enumerate() {
+            text.push_str(&model.classes()[k]);
+            for v in proba.row(i).iter() {
+                text.push_str(&format!(",{v}"));
+            }
+            text.push('\n');
+        }
+        crate::model::write_atomically(out, text.as_bytes())
+            .with_context(|| format!("writing {}", out.display()))?;
+        println!("wrote {} predictions to {}", pred.len(), out.display());
+    } else {
+        for &k in &pred {
+            println!("{}", model.classes()[k]);
+        }
+    }
+    if !table.target.is_empty() {
+        // A label the model never saw counts as misclassified.
+        let y: Vec<usize> = table
+            .target
+            .iter()
+            .map(|t| {
+                model
+                    .classes()
+                    .iter()
+                    .position(|c| c == t)
+                    .unwrap_or(usize::MAX)
+            })
+            .collect();
+        let unseen = y.iter().filter(|&&k| k == usize::MAX).count();
+        println!(
+            "accuracy {:.4} on {} rows",
+            metrics::accuracy(&y, &pred),
+            y.len()
+        );
+        if model.classes().len() == 2 {
+            // The ROC AUC of the probability of the second (positive) class.
+            let positive: Vec<bool> = y.iter().map(|&k| k == 1).collect();
+            let risk: Vec<f64> = proba.column(1).iter().copied().collect();
+            println!("auc {:.4}", metrics::roc_auc(&positive, &risk));
+        }
+        if unseen > 0 {
+            println!(
+                "note: {unseen} rows have a label the model was not trained on (counted as errors)"
+            );
+        }
+    }
+    Ok(())
+}
+
+/// `glassbox predict` for a regressor: predictions, and R squared and MSE when the file has
+/// the target (the model's target column unless `--target` names another).
+fn predict_regression(
+    model: &dyn Regressor,
+    data_path: &Path,
+    out: Option<&Path>,
+    target: &str,
+) -> Result<()> {
+    let target = if target == "target" {
+        model.target()
+    } else {
+        target
+    };
+    let (table, x) = read_for_model(model.encoding(), data_path, target)?;
+    let pred = model.predict(&x);
+    if let Some(out) = out {
+        let mut text = String::from("prediction\n");
+        for v in &pred {
+            text.push_str(&format!("{v}\n"));
+        }
+        crate::model::write_atomically(out, text.as_bytes())
+            .with_context(|| format!("writing {}", out.display()))?;
+        println!("wrote {} predictions to {}", pred.len(), out.display());
+    } else {
+        for v in &pred {
+            println!("{v}");
+        }
+    }
+    if !table.target.is_empty() {
+        let y: Vec<f64> = table
+            .target
+            .iter()
+            .enumerate()
+            .map(|(i, t)| {
+                t.parse::<f64>()
+                    .ok()
+                    .filter(|v| v.is_finite())
+                    .with_context(|| {
+                        format!(
+                            "{}: column '{}', row {}: '{t}' is not a number",
+                            data_path.display(),
+                            table.target_name,
+                            i + 1
+                        )
+                    })
+            })
+            .collect::<Result<_>>()?;
+        println!(
+            "r2 {:.4} mse {:.4} on {} rows",
+            metrics::r_squared(&y, &pred),
+            metrics::mean_squared_error(&y, &pred),
+            y.len()
+        );
+    }
+    Ok(())
+}

@@ -1,0 +1,207 @@
+//! The MILP classifiers' kind (OCT, OCT-H, loss-optimal trees): on every split the MILP is
+//! built on the scaled training rows and solved once by the configured MILP backend, from a
+//! MIP start: the point a warm path carries from the previous cell (read through its model
+//! when the problem's size differs), else the model of `multistart.warm_start`, else the
+//! formulation's own heuristic start (made with its NLP backend when it names one, e.g.
+//! OLCT's greedy logistic tree). The model read from the solution may then be refined with
+//! that backend (OLCT's last layer, Remark 1). Lines carry the classification metrics and
+//! the MILP statistics `mip_gap`, `dual_bound` and `nodes`. `multistart.starts` and
+//! `multistart.seed` do not apply: a MILP backend searches globally.
+
+use super::super::engine::SplitSpec;
+use super::super::unit::{EngineData, Formulation, UnitCarry, UnitOut};
+use super::super::{ExperimentConfig, MilpStats, SolveRecord};
+use super::multistart::{self, Solved, Start};
+use crate::data::{ClassificationData, MinMaxScaler};
+use crate::formulation::MilpClassifierFormulation;
+use crate::model::{json_of, Classifier, JsonValue};
+use crate::{metrics, Result, SolveOptions, WarmStart};
+use std::sync::Arc;
+use std::time::Instant;
+
+/// A MILP classifier's config, as the engine runs it.
+pub struct MilpClassifier<F>(pub F);
+
+/// A split's training rows scaled, and the problem built on them.
+struct Prepared<F: MilpClassifierFormulation> {
+    scaler: MinMaxScaler,
+    problem: F::Problem,
+}
+
+impl<F: MilpClassifierFormulation> MilpClassifier<F> {
+    fn prepare(&self, d: &ClassificationData, split: &SplitSpec) -> Result<Prepared<F>> {
+        let train = d.rows(&split.train);
+        let scaler = MinMaxScaler::fit(&train.x);
+        let x = Arc::new(scaler.transform(&train.x));
+        let problem = self
+            .0
+            .problem(x, Arc::new(train.y.clone()), d.n_classes())?;
+        Ok(Prepared { scaler, problem })
+    }
+
+    fn warm_model(&self, config: &ExperimentConfig) -> Result<Option<F::Model>> {
+        match &config.multistart.warm_start {
+            Some(p) => Ok(Some(self.0.load_model(&config.resolve(p))?)),
+            None => Ok(None),
+        }
+    }
+}
+
+impl<F> Formulation for MilpClassifier<F>
+where
+    F: MilpClassifierFormulation + Send + Sync,
+{
+    fn name(&self) -> &str {
+        self.0.name()
+    }
+    fn regression(&self) -> bool {
+        false
+    }
+    fn carries(&self) -> bool {
+        true
+    }
+
+    fn check(&self, config: &ExperimentConfig, data: &EngineData) -> Result<()> {
+        let d = data.classification(self.name())?;
+        self.0.check(d.n_features(), d.n_classes())?;
+        config
+            .registry
+            .milp_solver(&config.solver.name, &config.solver.options)?;
+        if let Some(name) = self.0.nlp_backend() {
+            config.registry.nlp_solver(name, &SolveOptions::default())?;
+        }
+        self.warm_model(config).map(|_| ())
+    }
+
+    fn run(
+        &self,
+        config: &ExperimentConfig,
+        data: &EngineData,
+        split: &SplitSpec,
+        carry: &UnitCarry<'_>,
+    ) -> Result<UnitOut> {
+        let f = &self.0;
+        let d = data.classification(f.name())?;
+        let solver = config
+            .registry
+            .milp_solver(&config.solver.name, &config.solver.options)?;
+        let nlp = match f.nlp_backend() {
+            Some(name) => Some(config.registry.nlp_solver(name, &SolveOptions::default())?),
+            None => None,
+        };
+        let Prepared { scaler, problem } = self.prepare(d, split)?;
+        let columns = f.milp(&problem).num_columns();
+        // A previous cell that returned neither a solution nor a start carries nothing.
+        let carry_point = carry
+            .previous
+            .filter(|(_, points)| points.first().is_some_and(|p| !p.is_empty()));
+        let carried = match carry_point {
+            Some((previous, points)) => multistart::carried_points(
+                &UnitCarry {
+                    previous: Some((previous, &points[..1])),
+                    ..*carry
+                },
+                data,
+                split,
+                columns,
+                |json| {
+                    let model = multistart::model_from_json(f.name(), json)?;
+                    f.warm_start(&model, &problem, &scaler)
+                },
+            )?
+            .and_then(|mut p| p.pop()),
+            None => None,
+        };
+        let start = match (carried, self.warm_model(config)?, &nlp) {
+            (Some(point), _, _) => Some(point),
+            (None, Some(model), _) => Some(f.warm_start(&model, &problem, &scaler)?),
+            (None, None, Some(nlp)) => f.start_with_nlp(&problem, nlp.as_ref())?,
+            (None, None, None) => f.heuristic_start(&problem),
+        };
+        let train = d.rows(&split.train);
+        let test = d.rows(&split.test);
+        let blank = SolveRecord::blank(
+            config,
+            f.name(),
+            f.reported_params(&problem),
+            split.id,
+            split.seed,
+            (split.train.len(), split.test.len()),
+        );
+        let only = Start {
+            x0: start.unwrap_or_default(),
+            seed: None,
+        };
+        multistart::run(f.name(), vec![only], carry, |_, start| {
+            let mip_start = (!start.x0.is_empty()).then(|| WarmStart::primal(start.x0.clone()));
+            let options = config.solver.options.with_warm_start(mip_start);
+            let started = Instant::now();
+            let result = solver.solve(f.milp(&problem), &options)?;
+            let seconds = started.elapsed().as_secs_f64();
+            let solved = result.status.has_solution() && result.primal.len() == columns;
+            let model = solved.then(|| {
+                f.model(
+                    &problem,
+                    &result.primal,
+                    scaler.clone(),
+                    d.classes.clone(),
+                    d.encoding.clone(),
+                )
+            });
+            let model = match (model, &nlp) {
+                (Some(model), Some(nlp)) => Some(f.refine(&problem, model, nlp.as_ref())?),
+                (model, _) => model,
+            };
+            let mut record = SolveRecord {
+                milp: Some(MilpStats {
+                    mip_gap: result.gap,
+                    dual_bound: result.dual_bound,
+                    nodes: result.nodes,
+                }),
+                ..blank.clone().solved(&result, seconds)
+            };
+            if let Some(model) = &model {
+                (record.delta_local, record.delta_global) = f.sparsity(model);
+                let train_pred = model.predict(&train.x);
+                let test_pred = model.predict(&test.x);
+                record.train_accuracy = metrics::accuracy(&train.y, &train_pred);
+                record.test_accuracy = metrics::accuracy(&test.y, &test_pred);
+                record.test_balanced_accuracy =
+                    metrics::balanced_accuracy(&test.y, &test_pred, d.n_classes());
+            }
+            Ok(Solved {
+                record,
+                usable: model.is_some(),
+                model,
+                point: if solved {
+                    result.primal
+                } else {
+                    start.x0.clone()
+                },
+            })
+        })
+    }
+
+    fn models_at(
+        &self,
+        _config: &ExperimentConfig,
+        data: &EngineData,
+        split: &SplitSpec,
+        points: &[Vec<f64>],
+    ) -> Result<Vec<JsonValue>> {
+        let d = data.classification(self.name())?;
+        let Prepared { scaler, problem } = self.prepare(d, split)?;
+        points
+            .iter()
+            .map(|p| {
+                json_of(&self.0.model(
+                    &problem,
+                    p,
+                    scaler.clone(),
+                    d.classes.clone(),
+                    d.encoding.clone(),
+                ))
+            })
+            .collect()
+    }
+}

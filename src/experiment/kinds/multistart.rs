@@ -1,0 +1,200 @@
+//! The one runner every kind of formulation goes through: a unit's starts solved in order,
+//! each recorded, the best usable objective selected and its model saved; a stop request
+//! between solves abandons the unit. Also the starts of a multistart (seeded random points,
+//! a saved model's point, or the points a warm path carries from the previous cell).
+
+use super::super::unit::{UnitCarry, UnitOut};
+use super::super::{ExperimentConfig, SolveRecord};
+use crate::experiment::engine::SplitSpec;
+use crate::experiment::unit::EngineData;
+use crate::model::JsonValue;
+use crate::{GlassboxError, Result};
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+use serde::Serialize;
+use std::path::Path;
+
+/// One start of a unit: its point (empty where the kind starts from nothing or from its own
+/// heuristic) and the seed it was drawn with (none for a warm start).
+pub(crate) struct Start {
+    /// The starting point.
+    pub x0: Vec<f64>,
+    /// Its seed.
+    pub seed: Option<u64>,
+}
+
+/// What one solve of a unit produced.
+pub(crate) struct Solved<M> {
+    /// Its results line (`start`, `seed` and `selected` are the runner's to fill).
+    pub record: SolveRecord,
+    /// The model read from its solution, if it returned one.
+    pub model: Option<M>,
+    /// Whether its objective may be selected (the solve returned a usable solution).
+    pub usable: bool,
+    /// The point a warm path carries on: the final point, or the start without one.
+    pub point: Vec<f64>,
+}
+
+/// Runs `starts` in order with `solve` (given each start's index; see the module comment).
+/// `kind` tags the saved model.
+pub(crate) fn run<M: Serialize>(
+    kind: &str,
+    starts: Vec<Start>,
+    carry: &UnitCarry<'_>,
+    mut solve: impl FnMut(usize, &Start) -> Result<Solved<M>>,
+) -> Result<UnitOut> {
+    let mut records = Vec::with_capacity(starts.len());
+    let mut points = Vec::with_capacity(starts.len());
+    let mut best: Option<(f64, usize, M)> = None;
+    for (s, start) in starts.iter().enumerate() {
+        if (carry.stop)() {
+            return Ok(UnitOut {
+                records,
+                points,
+                interrupted: true,
+            });
+        }
+        let solved = solve(s, start)?;
+        carry.progress.inc(1);
+        if let (true, Some(objective), Some(model)) =
+            (solved.usable, solved.record.objective, solved.model)
+        {
+            if best.as_ref().is_none_or(|(b, _, _)| objective < *b) {
+                best = Some((objective, s, model));
+            }
+        }
+        records.push(SolveRecord {
+            start: s,
+            seed: start.seed,
+            ..solved.record
+        });
+        points.push(solved.point);
+    }
+    if let Some((_, s, model)) = best {
+        records[s].selected = true;
+        if let Some(path) = carry.model_path {
+            save_model(path, kind, &model)?;
+        }
+    }
+    Ok(UnitOut {
+        records,
+        points,
+        interrupted: false,
+    })
+}
+
+/// Saves a unit's model as `path` (creating its folder) with the formulation's `kind`.
+fn save_model<M: Serialize>(path: &Path, kind: &str, model: &M) -> Result<()> {
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).map_err(|e| GlassboxError::io(dir, e))?;
+    }
+    crate::model::save_json(path, kind, model)
+}
+
+/// The seed of random start `s` of split `r`.
+pub(crate) fn start_seed(config: &ExperimentConfig, r: usize, s: usize) -> u64 {
+    config
+        .multistart
+        .seed
+        .wrapping_mul(1_000_003)
+        .wrapping_add((r * 1_000 + s) as u64)
+}
+
+/// The starts of a multistart on split `r` of a problem with `n` variables:
+/// `multistart.starts` seeded random points (`random`), then the point of the saved model
+/// (`warm`, if any). A warm path's `carried` points replace them one for one (same seeds).
+pub(crate) fn starts(
+    config: &ExperimentConfig,
+    r: usize,
+    n: usize,
+    carried: Option<Vec<Vec<f64>>>,
+    random: impl Fn(&mut ChaCha8Rng) -> Vec<f64>,
+    warm: Option<&dyn Fn() -> Result<Vec<f64>>>,
+) -> Result<Vec<Start>> {
+    let seeds: Vec<Option<u64>> = (0..config.multistart.starts)
+        .map(|s| Some(start_seed(config, r, s)))
+        .chain(warm.map(|_| None))
+        .collect();
+    let points: Vec<Vec<f64>> = match carried {
+        Some(points) if points.len() != seeds.len() => {
+            return Err(GlassboxError::Config(format!(
+                "{} points carried from the previous cell for {} starts: a warm path keeps \
+                 [multistart] the same along its cells",
+                points.len(),
+                seeds.len()
+            )))
+        }
+        Some(points) => points,
+        None => {
+            let mut points: Vec<Vec<f64>> = seeds
+                .iter()
+                .flatten()
+                .map(|&seed| random(&mut ChaCha8Rng::seed_from_u64(seed)))
+                .collect();
+            if let Some(warm) = warm {
+                points.push(warm()?);
+            }
+            points
+        }
+    };
+    if let Some(bad) = points.iter().find(|x0| x0.len() != n) {
+        // A warm path's carried points cannot cross an axis that changes the problem's size
+        // through a model (e.g. depth).
+        return Err(GlassboxError::Config(format!(
+            "a carried start has {} values but this cell's problem has {n} variables: a warm \
+             path cannot cross an axis that changes the problem's size (e.g. depth)",
+            bad.len()
+        )));
+    }
+    Ok(points
+        .into_iter()
+        .zip(seeds)
+        .map(|(x0, seed)| Start { x0, seed })
+        .collect())
+}
+
+/// The points a warm path carries into this cell's problem of `n` variables on `split`: a
+/// point of that size as it is, any other through its model (the previous cell's model at
+/// the point, `warm_start` turns it into a point of this problem: S-ORCT adds its a+/a- and
+/// beta variables when its lambdas become positive). `None` without a previous cell.
+pub(crate) fn carried_points(
+    carry: &UnitCarry<'_>,
+    data: &EngineData,
+    split: &SplitSpec,
+    n: usize,
+    warm_start: impl Fn(JsonValue) -> Result<Vec<f64>>,
+) -> Result<Option<Vec<Vec<f64>>>> {
+    let Some((previous, points)) = carry.previous else {
+        return Ok(None);
+    };
+    let other: Vec<Vec<f64>> = points.iter().filter(|p| p.len() != n).cloned().collect();
+    let mut models = if other.is_empty() {
+        Vec::new()
+    } else {
+        previous
+            .formulation
+            .models_at(previous, data, split, &other)?
+    }
+    .into_iter();
+    points
+        .iter()
+        .map(|p| match p.len() == n {
+            true => Ok(p.clone()),
+            false => warm_start(models.next().ok_or_else(|| {
+                GlassboxError::Config("a carried point has no model".to_string())
+            })?),
+        })
+        .collect::<Result<Vec<_>>>()
+        .map(Some)
+}
+
+/// A model of type `M` from the JSON a previous cell's [`crate::experiment::Formulation::models_at`]
+/// gave (a warm path stays within one formulation, so the types agree).
+pub(crate) fn model_from_json<M: serde::de::DeserializeOwned>(
+    name: &str,
+    json: JsonValue,
+) -> Result<M> {
+    serde_json::from_value(json).map_err(|e| {
+        GlassboxError::formulation(name, format!("a carried model does not read back: {e}"))
+    })
+}

@@ -1,0 +1,198 @@
+//! The NLP regressors' kind (S-ORRT): the NLP classifiers' multistart for formulations that
+//! implement [`NlpRegressorFormulation`]. Splits are seeded random holdouts (stratification
+//! does not apply to a numeric target); every solve's line carries the regression metrics
+//! (`train_r2`, `test_r2`, `train_mse`, `test_mse`) and, where the formulation knows them,
+//! the lambda bounds of its sparsest model.
+
+use super::super::engine::SplitSpec;
+use super::super::unit::{EngineData, Formulation, UnitCarry, UnitOut};
+use super::super::{ExperimentConfig, RegressionMetrics, SolveRecord};
+use super::multistart::{self, Solved};
+use crate::data::{MinMaxScaler, RegressionData};
+use crate::formulation::{NlpRegressorFormulation, TrainingRows};
+use crate::model::{json_of, JsonValue, Regressor};
+use crate::nlp::NlpProblem;
+use crate::{metrics, Result, WarmStart};
+use std::sync::Arc;
+use std::time::Instant;
+
+/// An NLP regressor's config, as the engine runs it.
+pub struct NlpRegressor<F>(pub F);
+
+/// A split's training rows scaled, and the problem built on them.
+struct Prepared<F: NlpRegressorFormulation> {
+    scaler: MinMaxScaler,
+    problem: F::Problem,
+}
+
+impl<F: NlpRegressorFormulation> NlpRegressor<F> {
+    fn prepare(
+        &self,
+        data: &EngineData,
+        d: &RegressionData,
+        split: &SplitSpec,
+    ) -> Result<Prepared<F>> {
+        let train = d.rows(&split.train);
+        let scaler = MinMaxScaler::fit(&train.x);
+        let x = Arc::new(scaler.transform(&train.x));
+        let rows = TrainingRows {
+            table: &data.table,
+            rows: &split.train,
+        };
+        let problem = self.0.problem(x, Arc::new(train.y.clone()), rows)?;
+        Ok(Prepared { scaler, problem })
+    }
+
+    fn warm_model(&self, config: &ExperimentConfig) -> Result<Option<F::Model>> {
+        match &config.multistart.warm_start {
+            Some(p) => Ok(Some(self.0.load_model(&config.resolve(p))?)),
+            None => Ok(None),
+        }
+    }
+}
+
+impl<F> Formulation for NlpRegressor<F>
+where
+    F: NlpRegressorFormulation + Send + Sync,
+{
+    fn name(&self) -> &str {
+        self.0.name()
+    }
+    fn regression(&self) -> bool {
+        true
+    }
+    fn carries(&self) -> bool {
+        true
+    }
+    fn solves_per_unit(&self, config: &ExperimentConfig) -> usize {
+        config.multistart.starts + usize::from(config.multistart.warm_start.is_some())
+    }
+
+    fn check(&self, config: &ExperimentConfig, data: &EngineData) -> Result<()> {
+        let d = data.regression(self.name())?;
+        self.0.check(&data.table, d.n_features())?;
+        config
+            .registry
+            .nlp_solver(&config.solver.name, &config.solver.options)?;
+        self.warm_model(config).map(|_| ())
+    }
+
+    fn run(
+        &self,
+        config: &ExperimentConfig,
+        data: &EngineData,
+        split: &SplitSpec,
+        carry: &UnitCarry<'_>,
+    ) -> Result<UnitOut> {
+        let f = &self.0;
+        let d = data.regression(f.name())?;
+        let Prepared { scaler, problem } = self.prepare(data, d, split)?;
+        let n = problem.num_variables();
+        let carried = multistart::carried_points(carry, data, split, n, |json| {
+            f.warm_start(
+                &multistart::model_from_json(f.name(), json)?,
+                &problem,
+                &scaler,
+            )
+        })?;
+        let solver = config
+            .registry
+            .nlp_solver(&config.solver.name, &config.solver.options)?;
+        let warm_model = self.warm_model(config)?;
+        let warm = warm_model.as_ref().map(|m| {
+            let (problem, scaler) = (&problem, &scaler);
+            move || f.warm_start(m, problem, scaler)
+        });
+        let starts = multistart::starts(
+            config,
+            split.id,
+            n,
+            carried,
+            |rng| f.random_start(&problem, rng),
+            warm.as_ref().map(|w| w as &dyn Fn() -> Result<Vec<f64>>),
+        )?;
+        let train = d.rows(&split.train);
+        let test = d.rows(&split.test);
+        let bounds = f.lambda_bounds(&problem);
+        let blank = SolveRecord::blank(
+            config,
+            f.name(),
+            f.reported_params(&problem),
+            split.id,
+            split.seed,
+            (split.train.len(), split.test.len()),
+        );
+        multistart::run(f.name(), starts, carry, |_, start| {
+            let options = config
+                .solver
+                .options
+                .with_warm_start(Some(WarmStart::primal(start.x0.clone())));
+            let started = Instant::now();
+            let result = solver.solve(&problem, &options)?;
+            let seconds = started.elapsed().as_secs_f64();
+            let nan = f64::NAN;
+            let mut m = RegressionMetrics {
+                train_r2: nan,
+                test_r2: nan,
+                train_mse: nan,
+                test_mse: nan,
+                lambda_local_bound: bounds.map(|b| b.0),
+                lambda_global_bound: bounds.map(|b| b.1),
+            };
+            let has_point = result.primal.len() == n;
+            let model = has_point.then(|| {
+                f.model(
+                    &problem,
+                    &result.primal,
+                    scaler.clone(),
+                    data.table.target_name.clone(),
+                    d.encoding.clone(),
+                )
+            });
+            let mut record = blank.clone().solved(&result, seconds);
+            if let Some(model) = &model {
+                (record.delta_local, record.delta_global) = f.sparsity(model);
+                let train_pred = model.predict(&train.x);
+                let test_pred = model.predict(&test.x);
+                m.train_r2 = metrics::r_squared(&train.y, &train_pred);
+                m.test_r2 = metrics::r_squared(&test.y, &test_pred);
+                m.train_mse = metrics::mean_squared_error(&train.y, &train_pred);
+                m.test_mse = metrics::mean_squared_error(&test.y, &test_pred);
+            }
+            record.regression = Some(m);
+            Ok(Solved {
+                record,
+                model,
+                usable: result.status.has_solution(),
+                point: if has_point {
+                    result.primal
+                } else {
+                    start.x0.clone()
+                },
+            })
+        })
+    }
+
+    fn models_at(
+        &self,
+        _config: &ExperimentConfig,
+        data: &EngineData,
+        split: &SplitSpec,
+        points: &[Vec<f64>],
+    ) -> Result<Vec<JsonValue>> {
+        let d = data.regression(self.name())?;
+        let Prepared { scaler, problem } = self.prepare(data, d, split)?;
+        points
+            .iter()
+            .map(|p| {
+                json_of(&self.0.model(
+                    &problem,
+                    p,
+                    scaler.clone(),
+                    data.table.target_name.clone(),
+                    d.encoding.clone(),
+                ))
+            })
+            .collect()
+    }
+}

@@ -1,0 +1,126 @@
+//! A one-setting run (`glassbox run` on a config without grid axes): the engine's one-cell
+//! grid on the holdout splits of `[split]` (or the fixed split of `data.test_path`), every
+//! unit run by the formulation's kind exactly as a grid cell's, written as the plain
+//! `results.jsonl` of one JSON line per solve (no engine fields) and `models/split-R.json`.
+//! It refuses to overwrite earlier results unless forced.
+
+use super::engine;
+use super::unit::{EngineData, UnitCarry};
+use super::{ExperimentConfig, SolveRecord};
+use crate::{GlassboxError, Result};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// What a run produced.
+pub struct RunOutcome {
+    /// Every solve, in order.
+    pub records: Vec<SolveRecord>,
+    /// The results file.
+    pub results_path: PathBuf,
+}
+
+/// Runs an experiment into `out_dir`, which must not hold results already unless `force`.
+/// Everything that can fail on the config or the data fails before the results file is
+/// created; each unit's lines are appended (and flushed) as soon as they are known.
+pub fn run(
+    config: &ExperimentConfig,
+    out_dir: &Path,
+    force: bool,
+    progress: bool,
+) -> Result<RunOutcome> {
+    let results_path = out_dir.join("results.jsonl");
+    if results_path.exists() && !force {
+        return Err(GlassboxError::Config(format!(
+            "{} already exists: choose another --out folder, or pass --force to replace it",
+            results_path.display()
+        )));
+    }
+    let formulation = &config.formulation;
+    let data = EngineData::load(config, formulation.regression())?;
+    formulation.check(config, &data)?;
+    let splits = engine::holdout_splits(config, &data)?;
+
+    let mut writer = ResultsWriter::create(out_dir, &results_path)?;
+    let total = splits.len() * formulation.solves_per_unit(config);
+    let bar = progress_bar(total as u64, progress);
+    for split in &splits {
+        let model_path = writer.models_dir.join(format!("split-{}.json", split.id));
+        let unit = formulation.run(
+            config,
+            &data,
+            split,
+            &UnitCarry {
+                previous: None,
+                stop: &|| false,
+                model_path: Some(&model_path),
+                progress: &bar,
+            },
+        )?;
+        writer.write(unit.records)?;
+    }
+    bar.finish_and_clear();
+    Ok(writer.finish())
+}
+
+/// What a run writes as it goes: the out folder, its `models` folder and `results.jsonl`
+/// (one flushed JSON line per solve); it keeps the records for the [`RunOutcome`].
+struct ResultsWriter {
+    file: std::fs::File,
+    results_path: PathBuf,
+    models_dir: PathBuf,
+    records: Vec<SolveRecord>,
+}
+
+impl ResultsWriter {
+    /// Creates `out_dir`, its `models` folder and (empty) `results_path`.
+    fn create(out_dir: &Path, results_path: &Path) -> Result<Self> {
+        std::fs::create_dir_all(out_dir).map_err(|e| GlassboxError::io(out_dir, e))?;
+        let models_dir = out_dir.join("models");
+        std::fs::create_dir_all(&models_dir).map_err(|e| GlassboxError::io(&models_dir, e))?;
+        let file =
+            std::fs::File::create(results_path).map_err(|e| GlassboxError::io(results_path, e))?;
+        Ok(Self {
+            file,
+            results_path: results_path.to_path_buf(),
+            models_dir,
+            records: Vec::new(),
+        })
+    }
+
+    /// Appends `records` to `results.jsonl`, one flushed JSON line each.
+    fn write(&mut self, records: Vec<SolveRecord>) -> Result<()> {
+        for record in &records {
+            let mut line =
+                serde_json::to_string(record).map_err(|e| GlassboxError::Config(e.to_string()))?;
+            line.push('\n');
+            self.file
+                .write_all(line.as_bytes())
+                .and_then(|_| self.file.flush())
+                .map_err(|e| GlassboxError::io(&self.results_path, e))?;
+        }
+        self.records.extend(records);
+        Ok(())
+    }
+
+    /// The records written and the path of `results.jsonl`.
+    fn finish(self) -> RunOutcome {
+        RunOutcome {
+            records: self.records,
+            results_path: self.results_path,
+        }
+    }
+}
+
+fn progress_bar(total: u64, show: bool) -> indicatif::ProgressBar {
+    if !show || total <= 1 {
+        return indicatif::ProgressBar::hidden();
+    }
+    let bar = indicatif::ProgressBar::new(total);
+    bar.set_style(
+        indicatif::ProgressStyle::with_template(
+            "{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} solves {msg}",
+        )
+        .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+    );
+    bar
+}
