@@ -14,7 +14,7 @@
 use super::engine::SplitSpec;
 use super::{ExperimentConfig, SolveRecord};
 use crate::data::{ClassificationData, RegressionData, Table};
-use crate::model::JsonValue;
+use crate::model::{FittedModel, JsonValue};
 use crate::{GlassboxError, Result};
 use std::path::Path;
 
@@ -92,6 +92,13 @@ impl EngineData {
     /// classification task.
     pub fn load(config: &ExperimentConfig, regression: bool) -> Result<Self> {
         let (table, fixed_train) = config.load_data()?;
+        Self::of_table(table, fixed_train, regression)
+    }
+
+    /// The rows of `table` (its first `fixed_train` rows the training part of a fixed
+    /// split, if given) encoded for a regression (`regression`) or a classification task:
+    /// for programs that hold their data in memory (the Python package).
+    pub fn of_table(table: Table, fixed_train: Option<usize>, regression: bool) -> Result<Self> {
         let encoded = if regression {
             Encoded::Regression(table.encode_regression()?)
         } else {
@@ -164,4 +171,7 @@ pub struct UnitOut {
     pub points: Vec<Vec<f64>>,
     /// Whether a stop request cut it short (its records are then incomplete).
     pub interrupted: bool,
+    /// The selected start's model (none when no start returned a usable solution, or when
+    /// the unit was cut short).
+    pub model: Option<Box<dyn FittedModel>>,
 }

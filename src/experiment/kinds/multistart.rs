@@ -7,6 +7,7 @@ use super::super::unit::{UnitCarry, UnitOut};
 use super::super::{ExperimentConfig, SolveRecord};
 use crate::experiment::engine::SplitSpec;
 use crate::experiment::unit::EngineData;
+use crate::formulation::ModelFile;
 use crate::model::JsonValue;
 use crate::{GlassboxError, Result};
 use rand::SeedableRng;
@@ -37,7 +38,7 @@ pub(crate) struct Solved<M> {
 
 /// Runs `starts` in order with `solve` (given each start's index; see the module comment).
 /// `kind` tags the saved model.
-pub(crate) fn run<M: Serialize>(
+pub(crate) fn run<M: ModelFile>(
     kind: &str,
     starts: Vec<Start>,
     carry: &UnitCarry<'_>,
@@ -52,6 +53,7 @@ pub(crate) fn run<M: Serialize>(
                 records,
                 points,
                 interrupted: true,
+                model: None,
             });
         }
         let solved = solve(s, start)?;
@@ -70,16 +72,21 @@ pub(crate) fn run<M: Serialize>(
         });
         points.push(solved.point);
     }
-    if let Some((_, s, model)) = best {
-        records[s].selected = true;
-        if let Some(path) = carry.model_path {
-            save_model(path, kind, &model)?;
+    let model = match best {
+        Some((_, s, model)) => {
+            records[s].selected = true;
+            if let Some(path) = carry.model_path {
+                save_model(path, kind, &model)?;
+            }
+            Some(Box::new(model) as Box<dyn crate::model::FittedModel>)
         }
-    }
+        None => None,
+    };
     Ok(UnitOut {
         records,
         points,
         interrupted: false,
+        model,
     })
 }
 
