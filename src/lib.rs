@@ -18,6 +18,7 @@
 pub mod allocator;
 pub mod cli;
 pub mod compare;
+pub mod conformance;
 pub mod experiment;
 pub mod registry;
 pub mod result_plots;

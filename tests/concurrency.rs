@@ -3,13 +3,10 @@
 //! CBC running in parallel threads give the optima a sequential run gives (and enumeration
 //! confirms).
 
-#[path = "common/milp_problems.rs"]
-mod milp_problems;
-
+use glassbox::conformance::milp_problems::{knapsack_by_enumeration, knapsack_with};
 use glassbox::milp::MilpProblem;
 use glassbox::registry::{self, BackendEntry, Constructor};
 use glassbox::{MilpSolver, NlpSolver, SolveOptions, SolveResult, TerminationStatus};
-use milp_problems::{knapsack_by_enumeration, knapsack_with};
 use std::sync::Arc;
 
 /// Compiles only if `T` is `Send + Sync`.

@@ -57,4 +57,4 @@ pub use config::{
 pub use record::{MilpStats, RegressionMetrics, RiskScoreMetrics, SolveRecord};
 pub use run::{run, RunOutcome};
 pub use summary::{mean_std, median, solves_line, summary_table};
-pub use unit::{EngineData, Formulation};
+pub use unit::{EngineData, Formulation, SeededNlp};

@@ -15,6 +15,7 @@ use super::engine::SplitSpec;
 use super::{ExperimentConfig, SolveRecord};
 use crate::data::{ClassificationData, RegressionData, Table};
 use crate::model::{FittedModel, JsonValue};
+use crate::nlp::NlpProblem;
 use crate::{GlassboxError, Result};
 use std::path::Path;
 
@@ -51,6 +52,19 @@ pub trait Formulation: Send + Sync {
         split: &SplitSpec,
         carry: &UnitCarry<'_>,
     ) -> Result<UnitOut>;
+    /// The NLP this formulation builds on `split`'s training rows, with `starts` seeded
+    /// random starting points; none for a formulation that builds no NLP. For checks that
+    /// treat every NLP formulation alike (the formulation conformance suite's derivative
+    /// checks).
+    fn nlp_problem(
+        &self,
+        _config: &ExperimentConfig,
+        _data: &EngineData,
+        _split: &SplitSpec,
+        _starts: usize,
+    ) -> Result<Option<SeededNlp>> {
+        Ok(None)
+    }
     /// The fitted models (as JSON) at final `points` of this formulation's problem on
     /// `split`: a warm path hands its points to a next cell whose problem has another size
     /// through their models (the paper feeds "the solutions", i.e. the trees, to the next
@@ -67,6 +81,14 @@ pub trait Formulation: Send + Sync {
             "cannot carry solutions along a warm path",
         ))
     }
+}
+
+/// An NLP with seeded random starting points (see [`Formulation::nlp_problem`]).
+pub struct SeededNlp {
+    /// The problem.
+    pub problem: Box<dyn NlpProblem>,
+    /// Random starting points, one per seed.
+    pub starts: Vec<Vec<f64>>,
 }
 
 /// The data of an engine run, read once and encoded for its formulations' task.

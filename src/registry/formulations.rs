@@ -37,21 +37,24 @@ pub fn builtin_formulations() -> Vec<FormulationEntry> {
         FormulationEntry::nlp_regressor::<sorrt::SorrtConfig>(sorrt::info()),
         FormulationEntry::learner::<cart::CartConfig>(cart::info()),
         FormulationEntry::learner::<forest::ForestConfig>(forest::info()),
-        FormulationEntry::learner::<tao::TaoConfig>(tao::info()),
-        FormulationEntry::learner::<tmo::TmoConfig>(tmo::info()),
+        FormulationEntry::learner::<tao::TaoConfig>(tao::info()).for_tasks(Tasks::CLASSIFICATION),
+        FormulationEntry::learner::<tmo::TmoConfig>(tmo::info()).for_tasks(Tasks::CLASSIFICATION),
         FormulationEntry::milp_classifier::<oct::OctConfig>(oct::info()),
         FormulationEntry::milp_classifier::<oct::OcthConfig>(oct::info_h()),
         FormulationEntry::nlp_classifier::<l0tree::L0TreeConfig>(l0tree::info()),
         FormulationEntry::risk_score(risk_score::info_ors(), Score::Ors),
         FormulationEntry::risk_score(risk_score::info_ogrs(), Score::Ogrs),
-        FormulationEntry::learner::<tao_oblique::TaoObliqueConfig>(tao_oblique::info()),
+        FormulationEntry::learner::<tao_oblique::TaoObliqueConfig>(tao_oblique::info())
+            .for_tasks(Tasks::CLASSIFICATION),
         FormulationEntry::milp_classifier::<loss_tree::LossTreeConfig>(loss_tree::info()),
         FormulationEntry::learner_with::<ContextualConfig>(contextual::info_cct(), |c| {
             c.kind = ContextualKind::Cct
-        }),
+        })
+        .for_tasks(Tasks::CLASSIFICATION),
         FormulationEntry::learner_with::<ContextualConfig>(contextual::info_crt(), |c| {
             c.kind = ContextualKind::Crt
-        }),
+        })
+        .for_tasks(Tasks::REGRESSION),
     ]
 }
 
@@ -107,6 +110,7 @@ impl FormulationEntry {
     pub fn nlp_classifier<F>(info: FormulationInfo) -> Self
     where
         F: NlpClassifierFormulation + DeserializeOwned + Clone + Send + Sync + 'static,
+        F::Problem: 'static,
     {
         Self::of::<F, F::Model>(
             info,
@@ -120,6 +124,7 @@ impl FormulationEntry {
     pub fn nlp_regressor<F>(info: FormulationInfo) -> Self
     where
         F: NlpRegressorFormulation + DeserializeOwned + Clone + Send + Sync + 'static,
+        F::Problem: 'static,
     {
         Self::of::<F, F::Model>(
             info,
@@ -203,6 +208,13 @@ impl FormulationEntry {
             parse,
             load: load::<M>,
         }
+    }
+
+    /// This entry learning `tasks` (a heuristic learner's entry says by default that its
+    /// parameters choose).
+    pub fn for_tasks(mut self, tasks: Tasks) -> Self {
+        self.tasks = tasks;
+        self
     }
 
     /// Reads a `[formulation]` table (without `name`) into what the engine runs; unknown keys

@@ -6,7 +6,7 @@
 //! lambda bound and the decomposition's trace.
 
 use super::super::engine::SplitSpec;
-use super::super::unit::{EngineData, Formulation, UnitCarry, UnitOut};
+use super::super::unit::{EngineData, Formulation, SeededNlp, UnitCarry, UnitOut};
 use super::super::{ExperimentConfig, SolveRecord};
 use super::multistart::{self, Solved};
 use crate::data::{ClassificationData, MinMaxScaler};
@@ -15,6 +15,8 @@ use crate::formulations::decomposition::{self, DecompositionConfig};
 use crate::model::{json_of, Classifier, JsonValue};
 use crate::nlp::NlpProblem;
 use crate::{metrics, GlassboxError, Result, SolveOptions, WarmStart};
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -49,6 +51,7 @@ impl<F: NlpClassifierFormulation> NlpClassifier<F> {
 impl<F> Formulation for NlpClassifier<F>
 where
     F: NlpClassifierFormulation + Send + Sync,
+    F::Problem: 'static,
 {
     fn name(&self) -> &str {
         self.0.name()
@@ -181,6 +184,28 @@ where
                 },
             })
         })
+    }
+
+    fn nlp_problem(
+        &self,
+        config: &ExperimentConfig,
+        data: &EngineData,
+        split: &SplitSpec,
+        starts: usize,
+    ) -> Result<Option<SeededNlp>> {
+        let d = data.classification(self.name())?;
+        let Prepared { problem, .. } = self.prepare(d, split)?;
+        let starts = (0..starts)
+            .map(|s| {
+                let seed = multistart::start_seed(config, split.id, s);
+                self.0
+                    .random_start(&problem, &mut ChaCha8Rng::seed_from_u64(seed))
+            })
+            .collect();
+        Ok(Some(SeededNlp {
+            problem: Box::new(problem),
+            starts,
+        }))
     }
 
     fn models_at(

@@ -5,7 +5,7 @@
 //! the lambda bounds of its sparsest model.
 
 use super::super::engine::SplitSpec;
-use super::super::unit::{EngineData, Formulation, UnitCarry, UnitOut};
+use super::super::unit::{EngineData, Formulation, SeededNlp, UnitCarry, UnitOut};
 use super::super::{ExperimentConfig, RegressionMetrics, SolveRecord};
 use super::multistart::{self, Solved};
 use crate::data::{MinMaxScaler, RegressionData};
@@ -13,6 +13,8 @@ use crate::formulation::{NlpRegressorFormulation, TrainingRows};
 use crate::model::{json_of, JsonValue, Regressor};
 use crate::nlp::NlpProblem;
 use crate::{metrics, Result, WarmStart};
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -54,6 +56,7 @@ impl<F: NlpRegressorFormulation> NlpRegressor<F> {
 impl<F> Formulation for NlpRegressor<F>
 where
     F: NlpRegressorFormulation + Send + Sync,
+    F::Problem: 'static,
 {
     fn name(&self) -> &str {
         self.0.name()
@@ -171,6 +174,28 @@ where
                 },
             })
         })
+    }
+
+    fn nlp_problem(
+        &self,
+        config: &ExperimentConfig,
+        data: &EngineData,
+        split: &SplitSpec,
+        starts: usize,
+    ) -> Result<Option<SeededNlp>> {
+        let d = data.regression(self.name())?;
+        let Prepared { problem, .. } = self.prepare(data, d, split)?;
+        let starts = (0..starts)
+            .map(|s| {
+                let seed = multistart::start_seed(config, split.id, s);
+                self.0
+                    .random_start(&problem, &mut ChaCha8Rng::seed_from_u64(seed))
+            })
+            .collect();
+        Ok(Some(SeededNlp {
+            problem: Box::new(problem),
+            starts,
+        }))
     }
 
     fn models_at(

@@ -1,13 +1,11 @@
 //! Small LPs and MILPs with known optima, hard instances for time limits, and a reader of
-//! free MPS, shared by the MILP conformance suite (`tests/conformance_milp.rs`) and any
-//! test that needs a ready-made MILP. Optima were found by hand or by enumeration (the
-//! suite re-checks the enumerable ones).
+//! free MPS, for the MILP conformance suite ([`super::milp`]) and any test that needs a
+//! ready-made MILP. Optima were found by hand or by enumeration (`tests/conformance_milp.rs`
+//! re-checks the enumerable ones).
 //!
-//! Depends on `glassbox::milp` only.
+//! Depends on the core's MILP type only.
 
-#![allow(dead_code)]
-
-use glassbox::milp::{MilpProblem, Sense};
+use crate::milp::{MilpProblem, Sense};
 use std::collections::HashMap;
 
 pub const INF: f64 = f64::INFINITY;
@@ -268,7 +266,7 @@ pub fn unbounded_mip() -> MilpProblem {
 pub struct SplitMix(pub u64);
 
 impl SplitMix {
-    pub fn next(&mut self) -> u64 {
+    pub fn next_u64(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
         let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
@@ -278,7 +276,7 @@ impl SplitMix {
 
     /// An integer in `0..n`.
     pub fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
+        self.next_u64() % n
     }
 }
 
