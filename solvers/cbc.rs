@@ -308,6 +308,11 @@ impl MilpSolver for CbcSolver {
             report = settle_unbounded_or_infeasible(problem, options, remaining);
         }
         if let Some(start) = &start {
+            if contradicts_start(original, &report, start) {
+                let spent = clock.elapsed();
+                let remaining = limit.map(|l| l.saturating_sub(spent));
+                report = solve_without_start(problem, options, remaining, report);
+            }
             report = keep_lost_start(original, report, start);
         }
         Ok(milp::assemble_result(
@@ -320,28 +325,61 @@ impl MilpSolver for CbcSolver {
     }
 }
 
-/// CBC 2.10 can lose a MIP start given through `Cbc_setInitialSolution` while keeping the
-/// cutoff it implies (its integer preprocessing rebuilds the model): it then reports the
-/// problem infeasible, or "optimal" with a point worse than the start (found by the OCT
-/// tests, with a start that was itself optimal). A search that finished under that cutoff
-/// proved that nothing is better than the start, so a feasible start that beats CBC's answer
-/// is the optimum; `raw_status` says so. A bound above the start's objective is dropped.
-fn keep_lost_start(problem: &MilpProblem, report: BackendReport, start: &[f64]) -> BackendReport {
+/// Whether CBC's finished answer contradicts a feasible MIP start: "infeasible", or
+/// "optimal" with a point worse than the start. CBC 2.10 can lose a start given through
+/// `Cbc_setInitialSolution` and keep the cutoff it implies (its preprocessing rebuilds the
+/// model). The OCT tests found it with a start that was itself optimal; the extension
+/// crate's 1-norm SVM found it on an LP (the start w = 0 at objective 21, "linear
+/// relaxation infeasible", while the optimum is 3.2). So the answer proves nothing.
+fn contradicts_start(problem: &MilpProblem, report: &BackendReport, start: &[f64]) -> bool {
     let finished = matches!(
         report.status,
         TerminationStatus::Optimal | TerminationStatus::Infeasible
     );
     if !finished || !problem.is_feasible(start) {
+        return false;
+    }
+    let start_objective = problem.objective_value(start);
+    report.primal.as_deref().is_none_or(|x| {
+        report.status != TerminationStatus::Optimal
+            || problem.better(start_objective, problem.objective_value(x))
+    })
+}
+
+/// CBC's answer to the same problem without the MIP start, in the time that is left (none
+/// left: the answer it replaces, which [`keep_lost_start`] then settles).
+fn solve_without_start(
+    problem: &MilpProblem,
+    options: &SolveOptions,
+    remaining: Option<Duration>,
+    lost: BackendReport,
+) -> BackendReport {
+    if remaining.is_some_and(|r| r.is_zero()) {
+        return lost;
+    }
+    let mut again = options.with_warm_start(None);
+    again.time_limit = remaining.map(|r| r.as_secs_f64().max(1e-3));
+    let (mut report, clock) = run_watched(Job::new(problem, &again, None), remaining);
+    if report.raw_status == UNBOUNDED_OR_INFEASIBLE {
+        let left = remaining.map(|r| r.saturating_sub(clock.elapsed()));
+        report = settle_unbounded_or_infeasible(problem, &again, left);
+    }
+    report.raw_status = format!(
+        "{}; CBC lost the MIP start ({}): solved again without it",
+        report.raw_status, lost.raw_status
+    );
+    report
+}
+
+/// When CBC still contradicts a feasible MIP start (no time was left to solve again, or
+/// the second answer is worse too), the start is the incumbent: `Optimal` if CBC's search
+/// finished under the start's cutoff, as its answer claims, which `raw_status` says. A
+/// bound above the start's objective is dropped.
+fn keep_lost_start(problem: &MilpProblem, report: BackendReport, start: &[f64]) -> BackendReport {
+    if !contradicts_start(problem, &report, start) {
         return report;
     }
     let start_objective = problem.objective_value(start);
-    let beaten = report.primal.as_deref().is_none_or(|x| {
-        report.status != TerminationStatus::Optimal
-            || problem.better(start_objective, problem.objective_value(x))
-    });
-    if !beaten {
-        return report;
-    }
     let dual_bound = report
         .dual_bound
         .filter(|&b| !problem.better(start_objective, b));
@@ -934,6 +972,52 @@ mod tests {
         };
         let err = CbcSolver::new().solve(&p, &options).unwrap_err();
         assert!(err.to_string().contains("iteration"), "{err}");
+    }
+
+    /// The 1-norm SVM's LP (the extension crate's l1svm on 21 rows, 3 features) from the
+    /// start w = 0 (objective 21): CBC 2.10 answers "linear relaxation infeasible" under the
+    /// start's cutoff; the backend solves again without the start and finds the optimum.
+    #[test]
+    fn an_lp_whose_start_cbc_loses_is_solved_again() {
+        let (n, p) = (21, 3);
+        let x = |i: usize, j: usize| ((i * 7 + j * 3) % 5) as f64 / 4.0;
+        let sign = |i: usize| if (i * 7) % 5 >= 2 { 1.0 } else { -1.0 };
+        let mut problem = MilpProblem::new("l1svm");
+        for j in 0..2 * p {
+            problem.add_column(format!("w{j}"), 0.0, INF, 1.0, false);
+        }
+        let b = problem.add_column("b", -INF, INF, 0.0, false);
+        for i in 0..n {
+            let xi = problem.add_column(format!("xi{i}"), 0.0, INF, 1.0, false);
+            let mut row: Vec<(usize, f64)> = (0..p)
+                .flat_map(|j| [(j, sign(i) * x(i, j)), (p + j, -sign(i) * x(i, j))])
+                .filter(|&(_, a)| a != 0.0)
+                .collect();
+            row.extend([(b, sign(i)), (xi, 1.0)]);
+            problem.add_row(format!("margin{i}"), 1.0, INF, row);
+        }
+        let mut start = vec![0.0; problem.num_columns()];
+        start[b + 1..].iter_mut().for_each(|v| *v = 1.0);
+        assert!(problem.is_feasible(&start));
+        let reference = solve(&problem, &SolveOptions::default());
+        assert_eq!(reference.status, TerminationStatus::Optimal);
+        let optimum = reference.objective.unwrap();
+        assert!(optimum < 20.0, "{optimum}");
+        let options =
+            SolveOptions::default().with_warm_start(Some(glassbox_core::WarmStart::primal(start)));
+        let result = solve(&problem, &options);
+        assert_eq!(
+            result.status,
+            TerminationStatus::Optimal,
+            "{}",
+            result.raw_status
+        );
+        let objective = result.objective.unwrap();
+        assert!(
+            (objective - optimum).abs() < 1e-6,
+            "{objective} vs {optimum}: {}",
+            result.raw_status
+        );
     }
 
     #[test]
