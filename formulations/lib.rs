@@ -7,6 +7,7 @@
 pub mod cart;
 pub mod contextual;
 pub mod decomposition;
+pub mod flowoct;
 pub mod forest;
 pub mod heuristic;
 pub mod l0tree;

@@ -13,8 +13,8 @@
 use crate::experiment::kinds::{Learner, MilpClassifier, NlpClassifier, NlpRegressor, RiskScore};
 use crate::experiment::Formulation;
 use crate::formulations::{
-    cart, contextual, forest, l0tree, logistic_l1, loss_tree, oct, risk_score, sorct, sorrt, tao,
-    tao_oblique, tmo,
+    cart, contextual, flowoct, forest, l0tree, logistic_l1, loss_tree, oct, risk_score, sorct,
+    sorrt, tao, tao_oblique, tmo,
 };
 use glassbox_core::formulation::{
     FormulationInfo, MilpClassifierFormulation, ModelFile, NlpClassifierFormulation,
@@ -41,6 +41,7 @@ pub fn builtin_formulations() -> Vec<FormulationEntry> {
         FormulationEntry::learner::<tmo::TmoConfig>(tmo::info()).for_tasks(Tasks::CLASSIFICATION),
         FormulationEntry::milp_classifier::<oct::OctConfig>(oct::info()),
         FormulationEntry::milp_classifier::<oct::OcthConfig>(oct::info_h()),
+        FormulationEntry::milp_classifier::<flowoct::FlowOctConfig>(flowoct::info()),
         FormulationEntry::nlp_classifier::<l0tree::L0TreeConfig>(l0tree::info()),
         FormulationEntry::risk_score(risk_score::info_ors(), Score::Ors),
         FormulationEntry::risk_score(risk_score::info_ogrs(), Score::Ogrs),
