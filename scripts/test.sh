@@ -11,6 +11,13 @@ cargo fmt --all -- --check
 cargo clippy --workspace --all-targets --quiet -- -D warnings
 cargo test --workspace --all-targets
 
+# The extension crate (examples/extension): a crate of its own that adds a formulation and a
+# backend from outside and runs glassbox's conformance suites on them. It shares target/.
+extension=(--manifest-path examples/extension/Cargo.toml)
+cargo fmt "${extension[@]}" -- --check
+cargo clippy "${extension[@]}" --target-dir target --all-targets --quiet -- -D warnings
+cargo test "${extension[@]}" --target-dir target
+
 if [ "${GLASSBOX_SKIP_TORCH:-0}" != 1 ]; then
   # Without `highs` so that HiGHS is not rebuilt for another feature set.
   torch_features=(--no-default-features --features glassbox/ipopt,glassbox/cbc,glassbox/torch)

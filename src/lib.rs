@@ -23,6 +23,7 @@ pub mod experiment;
 pub mod registry;
 pub mod result_plots;
 
+pub use glassbox_core::fitted_model;
 #[cfg(feature = "torch")]
 pub use glassbox_core::tensor;
 pub use glassbox_core::{
