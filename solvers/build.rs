@@ -1,13 +1,13 @@
 //! Links the native solver libraries of the enabled backends.
 //!
-//! IPOPT: glassbox binds Ipopt's C interface itself (`solvers/ipopt.rs`), so it needs only
+//! IPOPT: glassbox binds Ipopt's C interface itself (`solvers/ipopt/ffi.rs`), so it needs only
 //! `-lipopt`; the shared library carries its own dependencies (MUMPS, BLAS, LAPACK). The
 //! library folder comes from `IPOPT_LIB_DIR`, else from `pkg-config --variable=libdir ipopt`,
 //! else the linker's default path. We read only `libdir` from pkg-config on purpose: Debian's
 //! `ipopt.pc` lists `-lm` beside a folder that holds `libm.a`, which misleads tools that
 //! guess static linking from `Libs`. With the `torch` feature libipopt is not linked but
-//! opened at run time (`dlopen` with `RTLD_DEEPBIND`, see `ffi::dynamic` in
-//! solvers/ipopt.rs), from the same folder.
+//! opened at run time (`dlopen` with `RTLD_DEEPBIND`, see `dynamic` in
+//! solvers/ipopt/ffi.rs), from the same folder.
 
 use std::process::Command;
 
@@ -26,7 +26,7 @@ fn main() {
         });
         if std::env::var_os("CARGO_FEATURE_TORCH").is_some() {
             // With torch, libipopt is opened at run time with RTLD_DEEPBIND, so that MUMPS
-            // keeps the system's BLAS (solvers/ipopt.rs, `ffi::dynamic`, says why).
+            // keeps the system's BLAS (solvers/ipopt/ffi.rs, `dynamic`, says why).
             println!(
                 "cargo:rustc-env=GLASSBOX_IPOPT_LIB_DIR={}",
                 dir.unwrap_or_default()

@@ -707,7 +707,7 @@ fn limits_on_a_problem_it_cannot_finish_quickly() {
 }
 
 /// In a torch build IPOPT's MUMPS calls the system's BLAS, not the one libtorch carries and
-/// exports (`solvers/ipopt.rs`, `ffi::dynamic`): the dynamic linker's own account of its
+/// exports (`solvers/ipopt/ffi.rs`, `dynamic`): the dynamic linker's own account of its
 /// bindings (`LD_DEBUG=bindings`) during a `glassbox run` of an IPOPT solve, read for
 /// MUMPS's `dgemm_`. Before libipopt was opened with RTLD_DEEPBIND it bound to libtorch_cpu.
 #[test]
