@@ -23,8 +23,10 @@
 //! `seed` give the same data, and a file of 10^7 rows is written without holding it in
 //! memory.
 //!
-//! Depends on the core's error type and `model::write_atomically_with`, `nalgebra`, `rand`.
+//! Depends on the core's error type and `model::write_atomically_with`, the synthetic
+//! module's `standard_normal`, `nalgebra`, `rand`.
 
+use super::standard_normal;
 use crate::{GlassboxError, Result};
 use nalgebra::DMatrix;
 use rand::seq::SliceRandom;
@@ -157,13 +159,6 @@ pub fn generate_file(rows: usize, seed: u64, path: &Path, force: bool) -> Result
         ));
     }
     crate::model::write_atomically_with(path, |w| write_csv(rows, seed, w))
-}
-
-/// A standard normal draw (Box-Muller).
-fn standard_normal(rng: &mut ChaCha8Rng) -> f64 {
-    let u1: f64 = 1.0 - rng.random::<f64>(); // (0, 1]
-    let u2: f64 = rng.random::<f64>();
-    (-2.0 * u1.ln()).sqrt() * (2.0 * std::f64::consts::PI * u2).cos()
 }
 
 #[cfg(test)]

@@ -1,0 +1,460 @@
+//! Encoding a [`Table`] into numbers: the features through a drop-first dummy [`Encoding`]
+//! fitted on the table (numeric columns as they are, one 0/1 feature per level but the
+//! first of a categorical column), the target as class indices ([`ClassificationData`]) or
+//! numbers ([`RegressionData`]); and reading a file to predict on as a model's encoding
+//! expects it ([`read_for_model`]).
+//!
+//! Depends on the core's error type, `table.rs` and `split.rs` (the splits of
+//! [`ClassificationData`]), and on `nalgebra` and `serde`.
+
+use super::quoted_list;
+use super::split::{kfold_impl, stratified_split_named};
+use super::table::{cell_kind, CellKind, ColumnData, CsvOptions, Table};
+use crate::{GlassboxError, Result};
+use nalgebra::DMatrix;
+use serde::{Deserialize, Serialize};
+use std::cmp::Ordering;
+use std::collections::{BTreeSet, HashMap};
+use std::path::Path;
+
+/// Sorts labels as numbers when every one parses as a finite number (so "2" < "10"),
+/// otherwise lexicographically. Ties between equal numbers ("1" and "1.0") fall back to
+/// the text, so the order is total and deterministic.
+fn sort_labels(labels: &mut [String]) {
+    let numbers: Option<Vec<f64>> = labels
+        .iter()
+        .map(|s| s.parse::<f64>().ok().filter(|v| v.is_finite()))
+        .collect();
+    if numbers.is_some() {
+        labels.sort_by(|a, b| {
+            let x: f64 = a.parse().unwrap_or(0.0);
+            let y: f64 = b.parse().unwrap_or(0.0);
+            x.partial_cmp(&y)
+                .unwrap_or(Ordering::Equal)
+                .then_with(|| a.cmp(b))
+        });
+    } else {
+        labels.sort();
+    }
+}
+
+/// The sorted distinct values of `values` (see [`sort_labels`] for the order).
+fn distinct_sorted(values: &[String]) -> Vec<String> {
+    let set: BTreeSet<&String> = values.iter().collect();
+    let mut levels: Vec<String> = set.into_iter().cloned().collect();
+    sort_labels(&mut levels);
+    levels
+}
+
+impl Table {
+    /// Encodes the table for classification: the features through a drop-first dummy
+    /// [`Encoding`] fitted on this table, the target as class indices into the sorted
+    /// distinct target labels (numeric order when every label is a number).
+    pub fn encode_classification(&self) -> Result<ClassificationData> {
+        self.check_shape()?;
+        let classes = distinct_sorted(&self.target);
+        if classes.len() < 2 {
+            return Err(GlassboxError::data(
+                &self.source,
+                format!(
+                    "the target column '{}' has a single class '{}': classification needs \
+                     at least two",
+                    self.target_name,
+                    classes.first().map(String::as_str).unwrap_or("")
+                ),
+            ));
+        }
+        let index: HashMap<&str, usize> = classes
+            .iter()
+            .enumerate()
+            .map(|(k, c)| (c.as_str(), k))
+            .collect();
+        let y = self.target.iter().map(|t| index[t.as_str()]).collect();
+        let encoding = Encoding::fit(self);
+        let x = encoding.transform(self)?;
+        Ok(ClassificationData {
+            x,
+            y,
+            classes,
+            feature_names: encoding.feature_names(),
+            source: self.source.clone(),
+            encoding,
+        })
+    }
+
+    /// Encodes the table for regression: the features as in
+    /// [`Table::encode_classification`], the target parsed as finite numbers.
+    pub fn encode_regression(&self) -> Result<RegressionData> {
+        self.check_shape()?;
+        let mut y = Vec::with_capacity(self.n_rows());
+        for (i, t) in self.target.iter().enumerate() {
+            match t.parse::<f64>() {
+                Ok(v) if v.is_finite() => y.push(v),
+                _ => {
+                    return Err(GlassboxError::data(
+                        &self.source,
+                        format!(
+                            "column '{}', line {}: the value '{t}' is not a finite number, \
+                             but a regression target must be numeric; fix the value, or use \
+                             a classification formulation",
+                            self.target_name,
+                            self.line_of(i)
+                        ),
+                    ))
+                }
+            }
+        }
+        let encoding = Encoding::fit(self);
+        let x = encoding.transform(self)?;
+        Ok(RegressionData {
+            x,
+            y,
+            feature_names: encoding.feature_names(),
+            source: self.source.clone(),
+            encoding,
+        })
+    }
+
+    /// Checks that the table has rows and that its columns agree in length.
+    fn check_shape(&self) -> Result<()> {
+        if self.n_rows() == 0 {
+            return Err(GlassboxError::data(
+                &self.source,
+                "the table has no rows; there is nothing to learn from",
+            ));
+        }
+        if self.columns.len() != self.feature_names.len() {
+            return Err(GlassboxError::data(
+                &self.source,
+                format!(
+                    "the table has {} feature name(s) but {} column(s)",
+                    self.feature_names.len(),
+                    self.columns.len()
+                ),
+            ));
+        }
+        for (name, column) in self.feature_names.iter().zip(&self.columns) {
+            if column.len() != self.n_rows() {
+                return Err(GlassboxError::data(
+                    &self.source,
+                    format!(
+                        "column '{name}' has {} value(s) but the target has {}",
+                        column.len(),
+                        self.n_rows()
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// How one raw feature column maps to encoded features.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum ColumnEncoding {
+    /// A numeric column, copied as one feature.
+    Numeric {
+        /// The column's name.
+        name: String,
+    },
+    /// A categorical column, drop-first dummy coded: one 0/1 feature `"name=level"` per
+    /// level in `kept`; a row at the first level (the reference) is all zeros.
+    Dummies {
+        /// The column's name.
+        name: String,
+        /// All levels seen when fitting, sorted (numerically if every level is a number).
+        levels: Vec<String>,
+        /// The levels that get a feature: `levels[1..]`.
+        kept: Vec<String>,
+    },
+}
+
+impl ColumnEncoding {
+    /// The raw column's name.
+    pub fn name(&self) -> &str {
+        match self {
+            ColumnEncoding::Numeric { name } | ColumnEncoding::Dummies { name, .. } => name,
+        }
+    }
+
+    /// The number of encoded features it produces.
+    pub fn width(&self) -> usize {
+        match self {
+            ColumnEncoding::Numeric { .. } => 1,
+            ColumnEncoding::Dummies { kept, .. } => kept.len(),
+        }
+    }
+}
+
+/// How the raw columns of a [`Table`] map to the encoded feature matrix: for each raw
+/// column, in order, either the number itself or drop-first dummies. Fitted on one table,
+/// it encodes others (e.g. new data to predict on) the same way; it serializes with a model.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Encoding {
+    /// One entry per raw feature column, in the table's order.
+    pub columns: Vec<ColumnEncoding>,
+}
+
+impl Encoding {
+    /// Fits the encoding on `table`: numeric columns stay, categorical columns get one
+    /// dummy per level but the first (sorted).
+    pub fn fit(table: &Table) -> Encoding {
+        let columns = table
+            .feature_names
+            .iter()
+            .zip(&table.columns)
+            .map(|(name, column)| match column {
+                ColumnData::Numeric(_) => ColumnEncoding::Numeric { name: name.clone() },
+                ColumnData::Categorical(values) => {
+                    let levels = distinct_sorted(values);
+                    let kept = levels.iter().skip(1).cloned().collect();
+                    ColumnEncoding::Dummies {
+                        name: name.clone(),
+                        levels,
+                        kept,
+                    }
+                }
+            })
+            .collect();
+        Encoding { columns }
+    }
+
+    /// The number of encoded features (p).
+    pub fn n_features(&self) -> usize {
+        self.columns.iter().map(ColumnEncoding::width).sum()
+    }
+
+    /// The encoded feature names: the column name for a numeric column, `"col=level"` for
+    /// a dummy.
+    pub fn feature_names(&self) -> Vec<String> {
+        let mut out = Vec::with_capacity(self.n_features());
+        for c in &self.columns {
+            match c {
+                ColumnEncoding::Numeric { name } => out.push(name.clone()),
+                ColumnEncoding::Dummies { name, kept, .. } => {
+                    out.extend(kept.iter().map(|level| format!("{name}={level}")))
+                }
+            }
+        }
+        out
+    }
+
+    /// Encodes `table` (rows = samples, unscaled). Columns are matched by name, so their
+    /// order in `table` does not matter; a missing column, a column of the other type, or a
+    /// level not seen when fitting is an error.
+    pub fn transform(&self, table: &Table) -> Result<DMatrix<f64>> {
+        let n = table.n_rows();
+        let mut x = DMatrix::<f64>::zeros(n, self.n_features());
+        let mut offset = 0;
+        let err = |m: String| GlassboxError::data(&table.source, m);
+        // Column name -> index, so matching by name stays linear in the columns (10^6).
+        let mut index: HashMap<&str, usize> = HashMap::with_capacity(table.feature_names.len());
+        for (j, f) in table.feature_names.iter().enumerate() {
+            index.entry(f.as_str()).or_insert(j);
+        }
+        for enc in &self.columns {
+            let name = enc.name();
+            let Some(&j) = index.get(name) else {
+                return Err(err(format!(
+                    "there is no column '{name}', which the model was trained with; the \
+                     columns are {}",
+                    quoted_list(&table.feature_names)
+                )));
+            };
+            let column = &table.columns[j];
+            if column.len() != n {
+                return Err(err(format!(
+                    "column '{name}' has {} value(s) but the table has {n} row(s)",
+                    column.len()
+                )));
+            }
+            match (enc, column) {
+                (ColumnEncoding::Numeric { .. }, ColumnData::Numeric(values)) => {
+                    for (i, v) in values.iter().enumerate() {
+                        x[(i, offset)] = *v;
+                    }
+                }
+                (ColumnEncoding::Dummies { levels, kept, .. }, ColumnData::Categorical(values)) => {
+                    let position: HashMap<&str, Option<usize>> = levels
+                        .iter()
+                        .map(|l| (l.as_str(), kept.iter().position(|k| k == l)))
+                        .collect();
+                    for (i, v) in values.iter().enumerate() {
+                        match position.get(v.as_str()) {
+                            Some(Some(k)) => x[(i, offset + k)] = 1.0,
+                            Some(None) => {}
+                            None => {
+                                return Err(err(format!(
+                                    "column '{name}', line {}: the level '{v}' was not seen \
+                                     when the encoding was fitted (known levels: {}); map it \
+                                     to a known level or refit on data that includes it",
+                                    table.line_of(i),
+                                    quoted_list(levels)
+                                )))
+                            }
+                        }
+                    }
+                }
+                (ColumnEncoding::Numeric { .. }, ColumnData::Categorical(values)) => {
+                    let (i, v) = values
+                        .iter()
+                        .enumerate()
+                        .find(|(_, v)| !matches!(cell_kind(v), CellKind::Number))
+                        .unwrap_or((0, &values[0]));
+                    return Err(err(format!(
+                        "column '{name}', line {}: the value '{v}' is not a number, but the \
+                         column was numeric when the encoding was fitted",
+                        table.line_of(i)
+                    )));
+                }
+                (ColumnEncoding::Dummies { .. }, ColumnData::Numeric(_)) => {
+                    return Err(err(format!(
+                        "column '{name}' was read as numeric, but it was categorical when \
+                         the encoding was fitted; declare it in `data.categorical`"
+                    )));
+                }
+            }
+            offset += enc.width();
+        }
+        Ok(x)
+    }
+}
+
+/// A table encoded for classification.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ClassificationData {
+    /// The encoded features, unscaled; one row per sample, one column per encoded feature.
+    pub x: DMatrix<f64>,
+    /// The class index of each sample, into `classes`.
+    pub y: Vec<usize>,
+    /// The class labels, sorted (numerically when every label is a number).
+    pub classes: Vec<String>,
+    /// The encoded feature names (`"col=level"` for dummies).
+    pub feature_names: Vec<String>,
+    /// Where the data came from.
+    pub source: String,
+    /// How the raw columns were encoded (to encode new data the same way).
+    pub encoding: Encoding,
+}
+
+impl ClassificationData {
+    /// The samples at `idx` (in that order), with everything else unchanged.
+    ///
+    /// # Panics
+    /// If an index is out of range (a programming error, not bad input).
+    pub fn rows(&self, idx: &[usize]) -> ClassificationData {
+        ClassificationData {
+            x: self.x.select_rows(idx.iter()),
+            y: idx.iter().map(|&i| self.y[i]).collect(),
+            classes: self.classes.clone(),
+            feature_names: self.feature_names.clone(),
+            source: self.source.clone(),
+            encoding: self.encoding.clone(),
+        }
+    }
+
+    /// The number of samples (N).
+    pub fn n_samples(&self) -> usize {
+        self.y.len()
+    }
+
+    /// The number of encoded features (p).
+    pub fn n_features(&self) -> usize {
+        self.x.ncols()
+    }
+
+    /// The number of classes (K), including classes absent from a subset made by `rows`.
+    pub fn n_classes(&self) -> usize {
+        self.classes.len()
+    }
+
+    /// How many samples each class has, indexed like `classes`.
+    pub fn class_counts(&self) -> Vec<usize> {
+        let mut counts = vec![0; self.n_classes()];
+        for &k in &self.y {
+            if k < counts.len() {
+                counts[k] += 1;
+            }
+        }
+        counts
+    }
+
+    /// [`stratified_split`] of these samples, with errors that name the file and class.
+    pub fn stratified_split(
+        &self,
+        test_fraction: f64,
+        seed: u64,
+    ) -> Result<(Vec<usize>, Vec<usize>)> {
+        stratified_split_named(&self.y, test_fraction, seed, &self.source, &self.classes)
+    }
+
+    /// [`stratified_kfold`] of these samples, with errors that name the file.
+    pub fn stratified_kfold(&self, k: usize, seed: u64) -> Result<Vec<(Vec<usize>, Vec<usize>)>> {
+        kfold_impl(&self.y, k, seed, &self.source)
+    }
+}
+
+/// A table encoded for regression.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RegressionData {
+    /// The encoded features, unscaled; one row per sample.
+    pub x: DMatrix<f64>,
+    /// The target values.
+    pub y: Vec<f64>,
+    /// The encoded feature names (`"col=level"` for dummies).
+    pub feature_names: Vec<String>,
+    /// Where the data came from.
+    pub source: String,
+    /// How the raw columns were encoded.
+    pub encoding: Encoding,
+}
+
+impl RegressionData {
+    /// The samples at `idx` (in that order).
+    ///
+    /// # Panics
+    /// If an index is out of range (a programming error, not bad input).
+    pub fn rows(&self, idx: &[usize]) -> RegressionData {
+        RegressionData {
+            x: self.x.select_rows(idx.iter()),
+            y: idx.iter().map(|&i| self.y[i]).collect(),
+            feature_names: self.feature_names.clone(),
+            source: self.source.clone(),
+            encoding: self.encoding.clone(),
+        }
+    }
+
+    /// The number of samples (N).
+    pub fn n_samples(&self) -> usize {
+        self.y.len()
+    }
+
+    /// The number of encoded features (p).
+    pub fn n_features(&self) -> usize {
+        self.x.ncols()
+    }
+}
+
+/// Reads the CSV file `data_path` for a model with `encoding`: its categorical columns as the
+/// model's, its target column `target` optional (a file to predict on may lack it). The table
+/// and its features encoded as the model's.
+pub fn read_for_model(
+    encoding: &Encoding,
+    data_path: &Path,
+    target: &str,
+) -> Result<(Table, DMatrix<f64>)> {
+    let options = CsvOptions {
+        target: target.to_string(),
+        categorical: encoding
+            .columns
+            .iter()
+            .filter(|c| matches!(c, ColumnEncoding::Dummies { .. }))
+            .map(|c| c.name().to_string())
+            .collect(),
+        drop_missing: false,
+        target_optional: true,
+    };
+    let table = Table::from_csv(data_path, &options)?;
+    let x = encoding.transform(&table)?;
+    Ok((table, x))
+}
