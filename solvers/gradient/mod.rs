@@ -384,41 +384,15 @@ impl NlpSolver for LbfgsSolver {
     }
 }
 
-/// Checks a warm start against the problem's dimensions: the primal point and the
-/// constraint multipliers (returned), the bound multipliers (checked only).
+/// The starting point and constraint multipliers of a warm start, checked by the core
+/// ([`WarmStart::check`]; the bound multipliers are checked, not used).
 fn warm_start(
     problem: &dyn NlpProblem,
     warm: &WarmStart,
     n: usize,
     m: usize,
 ) -> Result<(Vec<f64>, Option<Vec<f64>>)> {
-    let check = |what: &str, values: &[f64], expected: usize| {
-        if values.len() != expected {
-            return Err(GlassboxError::InvalidProblem(format!(
-                "{}: the warm start's {what} has {} values, the problem needs {expected}",
-                problem.name(),
-                values.len()
-            )));
-        }
-        if let Some(i) = values.iter().position(|v| !v.is_finite()) {
-            return Err(GlassboxError::InvalidProblem(format!(
-                "{}: the warm start's {what} has the non-finite value {} at index {i}",
-                problem.name(),
-                values[i]
-            )));
-        }
-        Ok(())
-    };
-    check("primal point", &warm.primal, n)?;
-    if let Some(v) = &warm.constraint_multipliers {
-        check("constraint multipliers", v, m)?;
-    }
-    if let Some(v) = &warm.lower_bound_multipliers {
-        check("lower-bound multipliers", v, n)?;
-    }
-    if let Some(v) = &warm.upper_bound_multipliers {
-        check("upper-bound multipliers", v, n)?;
-    }
+    warm.check(&problem.name(), n, m)?;
     Ok((warm.primal.clone(), warm.constraint_multipliers.clone()))
 }
 

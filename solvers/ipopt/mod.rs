@@ -282,57 +282,27 @@ impl Request {
     }
 }
 
-/// Checks a warm start against the problem's dimensions; missing multipliers of a warm
-/// start that has some are zeros.
+/// The starting point and multipliers of a warm start, checked by the core
+/// ([`WarmStart::check`]); missing multipliers of a warm start that has some are zeros.
 fn warm_start(
     problem: &dyn NlpProblem,
     warm: &WarmStart,
     n: usize,
     m: usize,
 ) -> Result<(Vec<f64>, Option<Duals>)> {
-    let check = |what: &str, values: &[f64], expected: usize| {
-        if values.len() != expected {
-            return Err(GlassboxError::InvalidProblem(format!(
-                "{}: the warm start's {what} has {} values, the problem needs {expected}",
-                problem.name(),
-                values.len()
-            )));
-        }
-        if let Some(i) = values.iter().position(|v| !v.is_finite()) {
-            return Err(GlassboxError::InvalidProblem(format!(
-                "{}: the warm start's {what} has the non-finite value {} at index {i}",
-                problem.name(),
-                values[i]
-            )));
-        }
-        Ok(())
-    };
-    check("primal point", &warm.primal, n)?;
-    let given = [
-        (&warm.constraint_multipliers, "constraint multipliers", m),
-        (&warm.lower_bound_multipliers, "lower-bound multipliers", n),
-        (&warm.upper_bound_multipliers, "upper-bound multipliers", n),
-    ];
-    let mut any = false;
-    let mut duals = Vec::with_capacity(3);
-    for (values, what, len) in given {
-        match values {
-            Some(v) => {
-                check(what, v, len)?;
-                any = true;
-                duals.push(v.clone());
-            }
-            None => duals.push(vec![0.0; len]),
-        }
-    }
-    let duals = if any {
-        let upper = duals.pop().unwrap_or_default();
-        let lower = duals.pop().unwrap_or_default();
-        let constraint = duals.pop().unwrap_or_default();
-        Some((constraint, lower, upper))
-    } else {
-        None
-    };
+    warm.check(&problem.name(), n, m)?;
+    let any = warm.constraint_multipliers.is_some()
+        || warm.lower_bound_multipliers.is_some()
+        || warm.upper_bound_multipliers.is_some();
+    let or_zeros =
+        |values: &Option<Vec<f64>>, len: usize| values.clone().unwrap_or_else(|| vec![0.0; len]);
+    let duals = any.then(|| {
+        (
+            or_zeros(&warm.constraint_multipliers, m),
+            or_zeros(&warm.lower_bound_multipliers, n),
+            or_zeros(&warm.upper_bound_multipliers, n),
+        )
+    });
     Ok((warm.primal.clone(), duals))
 }
 

@@ -114,6 +114,42 @@ impl WarmStart {
             ..Default::default()
         }
     }
+
+    /// Checks this warm start against a problem of `n` variables and `m` constraints (named
+    /// `problem` in the error): the primal point has `n` values, the constraint multipliers
+    /// (if given) `m`, the bound multipliers (if given) `n`, and every value is finite.
+    /// Every NLP backend that takes a warm start calls it before using one.
+    pub fn check(&self, problem: &str, n: usize, m: usize) -> crate::Result<()> {
+        let check = |what: &str, values: &[f64], expected: usize| {
+            if values.len() != expected {
+                return Err(crate::GlassboxError::InvalidProblem(format!(
+                    "{problem}: the warm start's {what} has {} values, the problem needs \
+                     {expected}",
+                    values.len()
+                )));
+            }
+            if let Some(i) = values.iter().position(|v| !v.is_finite()) {
+                return Err(crate::GlassboxError::InvalidProblem(format!(
+                    "{problem}: the warm start's {what} has the non-finite value {} at \
+                     index {i}",
+                    values[i]
+                )));
+            }
+            Ok(())
+        };
+        check("primal point", &self.primal, n)?;
+        let multipliers = [
+            (&self.constraint_multipliers, "constraint multipliers", m),
+            (&self.lower_bound_multipliers, "lower-bound multipliers", n),
+            (&self.upper_bound_multipliers, "upper-bound multipliers", n),
+        ];
+        for (values, what, expected) in multipliers {
+            if let Some(v) = values {
+                check(what, v, expected)?;
+            }
+        }
+        Ok(())
+    }
 }
 
 /// Options of one solve. Deserializes from the `[solver]` table of a config, with defaults
@@ -213,4 +249,70 @@ pub fn check_raw_options(
             })?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn full(n: usize, m: usize) -> WarmStart {
+        WarmStart {
+            primal: vec![1.0; n],
+            constraint_multipliers: Some(vec![0.5; m]),
+            lower_bound_multipliers: Some(vec![0.0; n]),
+            upper_bound_multipliers: Some(vec![0.0; n]),
+        }
+    }
+
+    #[test]
+    fn warm_start_of_the_right_sizes_passes() {
+        assert!(full(3, 2).check("p", 3, 2).is_ok());
+        assert!(WarmStart::primal(vec![0.0; 3]).check("p", 3, 2).is_ok());
+        assert!(WarmStart::primal(Vec::new()).check("p", 0, 0).is_ok());
+    }
+
+    #[test]
+    fn warm_start_of_a_wrong_size_names_the_part_and_the_sizes() {
+        let err = |warm: WarmStart| warm.check("toy", 3, 2).unwrap_err().to_string();
+        let e = err(WarmStart::primal(vec![0.0; 4]));
+        assert!(
+            e.contains("toy") && e.contains("primal point has 4 values"),
+            "{e}"
+        );
+        assert!(e.contains("needs 3"), "{e}");
+        let e = err(WarmStart {
+            constraint_multipliers: Some(vec![0.0; 3]),
+            ..full(3, 2)
+        });
+        assert!(e.contains("constraint multipliers has 3 values"), "{e}");
+        assert!(e.contains("needs 2"), "{e}");
+        let e = err(WarmStart {
+            lower_bound_multipliers: Some(vec![0.0; 2]),
+            ..full(3, 2)
+        });
+        assert!(e.contains("lower-bound multipliers has 2 values"), "{e}");
+        let e = err(WarmStart {
+            upper_bound_multipliers: Some(Vec::new()),
+            ..full(3, 2)
+        });
+        assert!(e.contains("upper-bound multipliers has 0 values"), "{e}");
+    }
+
+    #[test]
+    fn warm_start_with_a_non_finite_value_names_it_and_its_index() {
+        let mut warm = full(3, 2);
+        warm.primal[2] = f64::NAN;
+        let e = warm.check("toy", 3, 2).unwrap_err().to_string();
+        assert!(
+            e.contains("primal point has the non-finite value NaN at index 2"),
+            "{e}"
+        );
+        let mut warm = full(3, 2);
+        warm.upper_bound_multipliers = Some(vec![0.0, f64::INFINITY, 0.0]);
+        let e = warm.check("toy", 3, 2).unwrap_err().to_string();
+        assert!(
+            e.contains("upper-bound multipliers has the non-finite value inf at index 1"),
+            "{e}"
+        );
+    }
 }
