@@ -111,6 +111,28 @@ unsafe fn output<'a, T>(ptr: *mut T, len: usize) -> Option<&'a mut [T]> {
     }
 }
 
+/// Writes a sparsity structure (`(row, column)` pairs) into the index arrays Ipopt gives
+/// `callback` when it asks for the structure rather than the values.
+///
+/// # Safety
+/// `rows` and `cols` must each be null or valid for `structure.len()` writes.
+unsafe fn write_structure(
+    rows: *mut ffi::Index,
+    cols: *mut ffi::Index,
+    structure: &[(usize, usize)],
+    callback: &str,
+) -> Result<(), String> {
+    let len = structure.len();
+    let rows = output(rows, len).ok_or_else(|| bad_arguments(callback))?;
+    let cols = output(cols, len).ok_or_else(|| bad_arguments(callback))?;
+    for ((r, c), &(i, j)) in rows.iter_mut().zip(cols.iter_mut()).zip(structure) {
+        // In range: validated against n and m, which fit in c_int.
+        *r = i as c_int;
+        *c = j as c_int;
+    }
+    Ok(())
+}
+
 fn bad_arguments(what: &str) -> String {
     format!("Ipopt passed inconsistent arrays to {what}")
 }
@@ -201,14 +223,7 @@ pub(super) unsafe extern "C" fn eval_jac_g(
             return Err(bad_arguments("eval_jac_g"));
         }
         if !i_row.is_null() {
-            let rows = output(i_row, len).ok_or_else(|| bad_arguments("eval_jac_g"))?;
-            let cols = output(j_col, len).ok_or_else(|| bad_arguments("eval_jac_g"))?;
-            for ((r, c), &(i, j)) in rows.iter_mut().zip(cols.iter_mut()).zip(ctx.jacobian) {
-                // In range: validated against n and m, which fit in c_int.
-                *r = i as c_int;
-                *c = j as c_int;
-            }
-            return Ok(());
+            return write_structure(i_row, j_col, ctx.jacobian, "eval_jac_g");
         }
         let x = input(x, n, ctx.n).ok_or_else(|| bad_arguments("eval_jac_g"))?;
         let values = output(values, len).ok_or_else(|| bad_arguments("eval_jac_g"))?;
@@ -251,13 +266,7 @@ pub(super) unsafe extern "C" fn eval_h(
             return Err(bad_arguments("eval_h"));
         }
         if !i_row.is_null() {
-            let rows = output(i_row, len).ok_or_else(|| bad_arguments("eval_h"))?;
-            let cols = output(j_col, len).ok_or_else(|| bad_arguments("eval_h"))?;
-            for ((r, c), &(i, j)) in rows.iter_mut().zip(cols.iter_mut()).zip(hessian) {
-                *r = i as c_int;
-                *c = j as c_int;
-            }
-            return Ok(());
+            return write_structure(i_row, j_col, hessian, "eval_h");
         }
         let x = input(x, n, ctx.n).ok_or_else(|| bad_arguments("eval_h"))?;
         let lambda = input(lambda, m, ctx.m).ok_or_else(|| bad_arguments("eval_h"))?;
