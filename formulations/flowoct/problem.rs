@@ -195,24 +195,8 @@ impl FlowOctProblem {
         classes: usize,
         params: FlowOctParams,
     ) -> Result<Self> {
-        let bad = |m: String| GlassboxError::formulation(name, m);
-        let (n, p) = x.shape();
-        if y.len() != n {
-            return Err(bad(format!("{n} rows of features but {} labels", y.len())));
-        }
-        if n == 0 || p == 0 {
-            return Err(bad("the training data have no rows or no features".into()));
-        }
-        if let Some(&k) = y.iter().find(|&&k| k >= classes) {
-            return Err(bad(format!("label {k} out of range for {classes} classes")));
-        }
-        if x.iter()
-            .any(|v| !v.is_finite() || *v < -1e-9 || *v > 1.0 + 1e-9)
-        {
-            return Err(bad(
-                "the features must be scaled to [0, 1] on the training rows".into(),
-            ));
-        }
+        crate::oct::check_scaled_data(name, &x, &y, classes)?;
+        let n = x.nrows();
         check_params(name, &params)?;
         let features = binary_features(&x, params.thresholds);
         let bits = feature_matrix(&x, &features);

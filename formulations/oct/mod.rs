@@ -16,7 +16,7 @@ mod model;
 mod problem;
 
 pub use model::{oct_diagram, Leaf, OctModel};
-pub use problem::{feature_epsilons, OctParams, OctProblem, Split, SplitKind};
+pub use problem::{check_scaled_data, feature_epsilons, OctParams, OctProblem, Split, SplitKind};
 
 use glassbox_core::data::{Encoding, MinMaxScaler};
 use glassbox_core::formulation::{

@@ -175,6 +175,31 @@ pub fn feature_epsilons(x: &DMatrix<f64>) -> Vec<f64> {
         .collect()
 }
 
+/// The checks every tree MILP makes of its training data: as many labels as rows, rows and
+/// features, labels below `classes`, features scaled to [0, 1] (the training rows' min-max
+/// scaling). Errors name the formulation `name`.
+pub fn check_scaled_data(name: &str, x: &DMatrix<f64>, y: &[usize], classes: usize) -> Result<()> {
+    let bad = |m: String| GlassboxError::formulation(name, m);
+    let (n, p) = x.shape();
+    if y.len() != n {
+        return Err(bad(format!("{n} rows of features but {} labels", y.len())));
+    }
+    if n == 0 || p == 0 {
+        return Err(bad("the training data have no rows or no features".into()));
+    }
+    if let Some(&k) = y.iter().find(|&&k| k >= classes) {
+        return Err(bad(format!("label {k} out of range for {classes} classes")));
+    }
+    if x.iter()
+        .any(|v| !v.is_finite() || *v < -1e-9 || *v > 1.0 + 1e-9)
+    {
+        return Err(bad(
+            "the features must be scaled to [0, 1] on the training rows".into(),
+        ));
+    }
+    Ok(())
+}
+
 impl OctProblem {
     /// Builds the MILP. `x` must be scaled to [0, 1] (the training rows' min-max scaling).
     pub fn new(
@@ -184,24 +209,9 @@ impl OctProblem {
         classes: usize,
         params: OctParams,
     ) -> Result<Self> {
+        check_scaled_data(name, &x, &y, classes)?;
         let bad = |m: String| GlassboxError::formulation(name, m);
         let (n, p) = x.shape();
-        if y.len() != n {
-            return Err(bad(format!("{n} rows of features but {} labels", y.len())));
-        }
-        if n == 0 || p == 0 {
-            return Err(bad("the training data have no rows or no features".into()));
-        }
-        if let Some(&k) = y.iter().find(|&&k| k >= classes) {
-            return Err(bad(format!("label {k} out of range for {classes} classes")));
-        }
-        if x.iter()
-            .any(|v| !v.is_finite() || *v < -1e-9 || *v > 1.0 + 1e-9)
-        {
-            return Err(bad(
-                "the features must be scaled to [0, 1] on the training rows".into(),
-            ));
-        }
         check_params(name, &params)?;
         if n < params.min_leaf {
             return Err(bad(format!(
