@@ -11,9 +11,10 @@
 //! that subproblem as an [`NlpProblem`], derived from the full problem's own evaluations
 //! (exact gradient and Hessian carried over, plus the proximal diagonal), then the solution
 //! is written back (21). Its evaluations ask the full problem only for the free variables'
-//! part (`gradient_among`, `jacobian_values_among`, `hessian_values_among`), and the tree
-//! formulations cache each fixed branch node's routing between evaluations (S-ORCT's
-//! `BranchColumns`), so a subproblem evaluation costs about its working set's share.
+//! part (its `MaskedEvaluations`, where it has them: `gradient_among`,
+//! `jacobian_values_among`, `hessian_values_among`), and the tree formulations cache each
+//! fixed branch node's routing between evaluations (S-ORCT's `BranchColumns`), so a
+//! subproblem evaluation costs about its working set's share.
 //! A linear row with a single free variable (`NlpProblem::linear_constraints`; in l0tree
 //! and S-ORCT the fixed nodes' sign rows beta_j >= +-a_jt, since beta is always free)
 //! becomes that variable's bound, tightened to the strongest one implied (beta_j >=
@@ -49,7 +50,7 @@
 //! Depends on the core (NLP, solver trait, options, results), on no formulation or backend.
 
 use glassbox_core::formulation::NodeBlocks;
-use glassbox_core::nlp::NlpProblem;
+use glassbox_core::nlp::{self, NlpProblem};
 use glassbox_core::WarmStart;
 use glassbox_core::{
     GlassboxError, Limit, NlpSolver, Result, SolveOptions, SolveResult, TerminationStatus,
@@ -561,7 +562,7 @@ impl<'a> Restricted<'a> {
             let mut g = vec![0.0; m];
             full.constraints(base, &mut g);
             let mut values = vec![0.0; structure.jacobian.len()];
-            full.jacobian_values_among(base, &free_mask, &mut values);
+            nlp::jacobian_values_among(full, base, &free_mask, &mut values);
             let mut coef = vec![0.0; m];
             for (&(r, c), &value) in structure.jacobian.iter().zip(&values) {
                 if free_mask[c] {
@@ -711,8 +712,7 @@ impl NlpProblem for Restricted<'_> {
 
     fn gradient(&self, xl: &[f64], grad: &mut [f64]) {
         let mut g = vec![0.0; self.base.len()];
-        self.full
-            .gradient_among(&self.full(xl), &self.free_mask, &mut g);
+        nlp::gradient_among(self.full, &self.full(xl), &self.free_mask, &mut g);
         for (out, &v) in grad.iter_mut().zip(&self.free) {
             *out = g[v];
         }
@@ -735,8 +735,7 @@ impl NlpProblem for Restricted<'_> {
 
     fn jacobian_values(&self, xl: &[f64], values: &mut [f64]) {
         let mut all = vec![0.0; self.full_jacobian_len];
-        self.full
-            .jacobian_values_among(&self.full(xl), &self.free_mask, &mut all);
+        nlp::jacobian_values_among(self.full, &self.full(xl), &self.free_mask, &mut all);
         for (out, &at) in values.iter_mut().zip(&self.jacobian_pick) {
             *out = all[at];
         }
@@ -752,7 +751,8 @@ impl NlpProblem for Restricted<'_> {
             full_lambda[r] = l;
         }
         let mut all = vec![0.0; self.full_hessian_len];
-        self.full.hessian_values_among(
+        nlp::hessian_values_among(
+            self.full,
             &self.full(xl),
             obj_factor,
             &full_lambda,

@@ -317,9 +317,6 @@ impl glassbox::nlp::NlpProblem for RowsKept<'_> {
     fn gradient(&self, x: &[f64], grad: &mut [f64]) {
         self.0.gradient(x, grad)
     }
-    fn gradient_among(&self, x: &[f64], free: &[bool], grad: &mut [f64]) {
-        self.0.gradient_among(x, free, grad)
-    }
     fn constraints(&self, x: &[f64], g: &mut [f64]) {
         self.0.constraints(x, g)
     }
@@ -329,24 +326,14 @@ impl glassbox::nlp::NlpProblem for RowsKept<'_> {
     fn jacobian_values(&self, x: &[f64], values: &mut [f64]) {
         self.0.jacobian_values(x, values)
     }
-    fn jacobian_values_among(&self, x: &[f64], free: &[bool], values: &mut [f64]) {
-        self.0.jacobian_values_among(x, free, values)
-    }
     fn hessian_structure(&self) -> Option<Vec<(usize, usize)>> {
         self.0.hessian_structure()
     }
     fn hessian_values(&self, x: &[f64], s: f64, lambda: &[f64], values: &mut [f64]) {
         self.0.hessian_values(x, s, lambda, values)
     }
-    fn hessian_values_among(
-        &self,
-        x: &[f64],
-        s: f64,
-        lambda: &[f64],
-        free: &[bool],
-        values: &mut [f64],
-    ) {
-        self.0.hessian_values_among(x, s, lambda, free, values)
+    fn masked(&self) -> Option<&dyn glassbox::nlp::MaskedEvaluations> {
+        self.0.masked()
     }
 }
 
@@ -416,5 +403,50 @@ fn fixed_sign_rows_become_bounds_with_the_same_optimum() {
         let x = bounded.full(&a.primal);
         let violation = glassbox::formulations::decomposition::max_violation(&problem, &x);
         assert!(violation < 1e-6, "node {t}: violation {violation}");
+    }
+}
+
+/// S-ORCT and l0tree reach their masked evaluations through `NlpProblem::masked` (without
+/// it a subproblem would quietly evaluate every node), and those agree with the full
+/// evaluations on the free variables.
+#[test]
+fn tree_formulations_give_masked_evaluations() {
+    use glassbox::formulations::sorct::SorctConfig;
+    use glassbox::nlp::{self, NlpProblem};
+    let (_, l0, x) = l0glob_iris();
+    let sorct = SorctConfig {
+        depth: 2,
+        ..Default::default()
+    }
+    .problem(
+        std::sync::Arc::new(nalgebra::DMatrix::from_fn(12, 3, |i, j| {
+            ((i * 7 + j * 3) % 10) as f64 / 10.0
+        })),
+        std::sync::Arc::new((0..12).map(|i| i % 3).collect()),
+        3,
+    )
+    .unwrap();
+    let sorct_x: Vec<f64> = (0..sorct.num_variables())
+        .map(|v| 0.1 + 0.8 * ((v * 5) % 7) as f64 / 7.0)
+        .collect();
+    let problems: [(&dyn NlpProblem, &[f64]); 2] = [(&l0, &x), (&sorct, &sorct_x)];
+    for (problem, x) in problems {
+        assert!(problem.masked().is_some(), "{}", problem.name());
+        let n = problem.num_variables();
+        // Free: the first third of the variables (a branch node's block and more).
+        let free: Vec<bool> = (0..n).map(|v| v < n / 3).collect();
+        let mut full = vec![0.0; n];
+        problem.gradient(x, &mut full);
+        let mut among = vec![0.0; n];
+        nlp::gradient_among(problem, x, &free, &mut among);
+        for v in (0..n).filter(|&v| free[v]) {
+            assert!(
+                (full[v] - among[v]).abs() <= 1e-12 * (1.0 + full[v].abs()),
+                "{} variable {v}: {} vs {}",
+                problem.name(),
+                full[v],
+                among[v]
+            );
+        }
     }
 }

@@ -11,7 +11,7 @@ use glassbox::formulations::l0tree::{
     Loss,
 };
 use glassbox::model::Classifier;
-use glassbox::nlp::{check, NlpProblem};
+use glassbox::nlp::{check, MaskedEvaluations, NlpProblem};
 use glassbox::{registry, SolveOptions, WarmStart};
 use nalgebra::DMatrix;
 use rand::{Rng, SeedableRng};

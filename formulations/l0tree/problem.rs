@@ -23,7 +23,7 @@
 
 use super::{Approximation, L0Params, LeafProbabilities};
 use crate::sorct::SorctProblem;
-use glassbox_core::nlp::NlpProblem;
+use glassbox_core::nlp::{MaskedEvaluations, NlpProblem};
 use nalgebra::DMatrix;
 
 /// The concave approximation phi of the step function 1(u > 0) on u >= 0, with its first
@@ -321,14 +321,6 @@ impl NlpProblem for L0TreeProblem {
         self.gradient_for(x, None, grad);
     }
 
-    fn gradient_among(&self, x: &[f64], free: &[bool], grad: &mut [f64]) {
-        self.gradient_for(x, Some(free), grad);
-    }
-
-    fn jacobian_values_among(&self, x: &[f64], free: &[bool], values: &mut [f64]) {
-        self.jacobian_for(x, Some(free), values);
-    }
-
     fn constraints(&self, x: &[f64], g: &mut [f64]) {
         let ni = self.layout.inner;
         self.inner.constraints(&x[..ni], &mut g[..self.inner_rows]);
@@ -403,6 +395,25 @@ impl NlpProblem for L0TreeProblem {
         self.hessian(x, obj_factor, lambda, None, values);
     }
 
+    fn name(&self) -> String {
+        format!("l0tree(D={})", self.inner.shape.depth())
+    }
+
+    fn masked(&self) -> Option<&dyn MaskedEvaluations> {
+        Some(self)
+    }
+}
+
+/// A decomposition subproblem's evaluations, passing the mask on to the inner S-ORCT's.
+impl MaskedEvaluations for L0TreeProblem {
+    fn gradient_among(&self, x: &[f64], free: &[bool], grad: &mut [f64]) {
+        self.gradient_for(x, Some(free), grad);
+    }
+
+    fn jacobian_values_among(&self, x: &[f64], free: &[bool], values: &mut [f64]) {
+        self.jacobian_for(x, Some(free), values);
+    }
+
     fn hessian_values_among(
         &self,
         x: &[f64],
@@ -412,10 +423,6 @@ impl NlpProblem for L0TreeProblem {
         values: &mut [f64],
     ) {
         self.hessian(x, obj_factor, lambda, Some(free), values);
-    }
-
-    fn name(&self) -> String {
-        format!("l0tree(D={})", self.inner.shape.depth())
     }
 }
 

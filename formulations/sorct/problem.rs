@@ -23,7 +23,7 @@
 //! derivative, exactly.
 
 use super::SorctParams;
-use glassbox_core::nlp::{NlpProblem, PointCache};
+use glassbox_core::nlp::{MaskedEvaluations, NlpProblem, PointCache};
 use glassbox_core::tree::TreeShape;
 use nalgebra::{DMatrix, DVector};
 use std::sync::{Arc, Mutex};
@@ -890,14 +890,6 @@ impl NlpProblem for SorctProblem {
         self.gradient_for(x, None, grad);
     }
 
-    fn gradient_among(&self, x: &[f64], free: &[bool], grad: &mut [f64]) {
-        self.gradient_for(x, Some(&self.node_mask(free)), grad);
-    }
-
-    fn jacobian_values_among(&self, x: &[f64], free: &[bool], values: &mut [f64]) {
-        self.jacobian_for(x, Some(&self.node_mask(free)), values);
-    }
-
     fn constraints(&self, x: &[f64], g: &mut [f64]) {
         let lay = &self.layout;
         let mut row = 0;
@@ -998,6 +990,31 @@ impl NlpProblem for SorctProblem {
         self.lagrangian_hessian(x, obj_factor, lambda, None, None, values);
     }
 
+    fn name(&self) -> String {
+        format!("sorct(D={})", self.params.depth)
+    }
+
+    fn masked(&self) -> Option<&dyn MaskedEvaluations> {
+        Some(self)
+    }
+
+    #[cfg(feature = "torch")]
+    fn tensor_objective(&self) -> Option<&dyn glassbox_core::tensor::TensorObjective> {
+        Some(self)
+    }
+}
+
+/// A decomposition subproblem's evaluations: only the nodes of free variables are
+/// recomputed (the fixed branch nodes' routing is cached, see `BranchColumns`).
+impl MaskedEvaluations for SorctProblem {
+    fn gradient_among(&self, x: &[f64], free: &[bool], grad: &mut [f64]) {
+        self.gradient_for(x, Some(&self.node_mask(free)), grad);
+    }
+
+    fn jacobian_values_among(&self, x: &[f64], free: &[bool], values: &mut [f64]) {
+        self.jacobian_for(x, Some(&self.node_mask(free)), values);
+    }
+
     fn hessian_values_among(
         &self,
         x: &[f64],
@@ -1007,14 +1024,5 @@ impl NlpProblem for SorctProblem {
         values: &mut [f64],
     ) {
         self.lagrangian_hessian(x, obj_factor, lambda, None, Some(free), values);
-    }
-
-    fn name(&self) -> String {
-        format!("sorct(D={})", self.params.depth)
-    }
-
-    #[cfg(feature = "torch")]
-    fn tensor_objective(&self) -> Option<&dyn glassbox_core::tensor::TensorObjective> {
-        Some(self)
     }
 }

@@ -13,7 +13,14 @@
 //! `sigma * grad^2 f(x) + sum_i lambda_i grad^2 g_i(x)` is optional and, being symmetric,
 //! lists only its lower triangle (`row >= column`).
 //!
-//! Depends on nothing but `std`.
+//! [`NlpProblem`] holds what every backend needs. What only one kind of caller needs is a
+//! trait of its own, reached from a `&dyn NlpProblem` through a hook that defaults to
+//! `None`: [`MaskedEvaluations`] (evaluations restricted to free variables, for the
+//! decomposition) through [`NlpProblem::masked`], and, with the `torch` feature, the tensor
+//! form of the objective (`crate::tensor::TensorObjective`) through
+//! `NlpProblem::tensor_objective`.
+//!
+//! Depends on nothing but `std` (and, with the `torch` feature, the core's `tensor`).
 
 /// A smooth NLP. Evaluations take `&self`, so one problem can be read by many threads;
 /// implementations that cache intermediate quantities do it behind interior mutability.
@@ -44,31 +51,6 @@ pub trait NlpProblem: Send + Sync {
     /// The Hessian of the Lagrangian `obj_factor * grad^2 f + sum_i lambda_i grad^2 g_i`,
     /// in the order of [`NlpProblem::hessian_structure`]. Called only when that is `Some`.
     fn hessian_values(&self, _x: &[f64], _obj_factor: f64, _lambda: &[f64], _values: &mut [f64]) {}
-    /// The Hessian entries of [`NlpProblem::hessian_values`] whose row and column variables
-    /// are both `free` (a mask of length `n`); the others may be left at any value (a
-    /// decomposition subproblem, which fixes the rest, never reads them). Problems override
-    /// it to skip work; the default computes everything.
-    fn hessian_values_among(
-        &self,
-        x: &[f64],
-        obj_factor: f64,
-        lambda: &[f64],
-        _free: &[bool],
-        values: &mut [f64],
-    ) {
-        self.hessian_values(x, obj_factor, lambda, values);
-    }
-    /// The gradient entries of the `free` variables (a mask of length `n`); the others may
-    /// be left at any value (a decomposition subproblem never reads them). Problems
-    /// override it to skip the fixed variables' work; the default computes everything.
-    fn gradient_among(&self, x: &[f64], _free: &[bool], grad: &mut [f64]) {
-        self.gradient(x, grad);
-    }
-    /// The Jacobian entries of [`NlpProblem::jacobian_values`] in the columns of the `free`
-    /// variables; the others may be left at any value. The default computes everything.
-    fn jacobian_values_among(&self, x: &[f64], _free: &[bool], values: &mut [f64]) {
-        self.jacobian_values(x, values);
-    }
     /// Which constraints are linear (their Jacobian values do not depend on `x`), a mask of
     /// length `m`. A decomposition subproblem turns a linear row with a single free
     /// variable into a bound on that variable. The default claims none (always safe).
@@ -79,11 +61,86 @@ pub trait NlpProblem: Send + Sync {
     fn name(&self) -> String {
         "nlp".to_string()
     }
+    /// The problem's evaluations restricted to a set of free variables, for decomposition
+    /// methods ([`MaskedEvaluations`]); `None` (the default) when it has none, and callers
+    /// then use the full evaluations ([`gradient_among`], [`jacobian_values_among`],
+    /// [`hessian_values_among`] do).
+    fn masked(&self) -> Option<&dyn MaskedEvaluations> {
+        None
+    }
     /// The objective in tensor operations, for the `torch` backend; `None` (the default)
     /// when the problem has none, which that backend refuses.
     #[cfg(feature = "torch")]
     fn tensor_objective(&self) -> Option<&dyn crate::tensor::TensorObjective> {
         None
+    }
+}
+
+/// Evaluations of an [`NlpProblem`] that only a decomposition method needs: the entries of
+/// the free variables (a mask of length `n`), the others left at any value (a subproblem,
+/// which fixes them, never reads them). A problem implements it to skip the fixed
+/// variables' work and returns itself from [`NlpProblem::masked`]; each method defaults to
+/// the full evaluation, so a problem overrides only those it can make cheaper.
+pub trait MaskedEvaluations: NlpProblem {
+    /// The gradient entries of the `free` variables.
+    fn gradient_among(&self, x: &[f64], _free: &[bool], grad: &mut [f64]) {
+        self.gradient(x, grad);
+    }
+    /// The Jacobian entries of [`NlpProblem::jacobian_values`] in the columns of the `free`
+    /// variables.
+    fn jacobian_values_among(&self, x: &[f64], _free: &[bool], values: &mut [f64]) {
+        self.jacobian_values(x, values);
+    }
+    /// The Hessian entries of [`NlpProblem::hessian_values`] whose row and column variables
+    /// are both `free`. Called only when the problem gives a Hessian.
+    fn hessian_values_among(
+        &self,
+        x: &[f64],
+        obj_factor: f64,
+        lambda: &[f64],
+        _free: &[bool],
+        values: &mut [f64],
+    ) {
+        self.hessian_values(x, obj_factor, lambda, values);
+    }
+}
+
+/// The gradient entries of the `free` variables of `problem`: its masked evaluation where
+/// it has one ([`NlpProblem::masked`]), else the full gradient.
+pub fn gradient_among(problem: &dyn NlpProblem, x: &[f64], free: &[bool], grad: &mut [f64]) {
+    match problem.masked() {
+        Some(masked) => masked.gradient_among(x, free, grad),
+        None => problem.gradient(x, grad),
+    }
+}
+
+/// The Jacobian entries in the columns of the `free` variables of `problem`: its masked
+/// evaluation where it has one ([`NlpProblem::masked`]), else the full Jacobian.
+pub fn jacobian_values_among(
+    problem: &dyn NlpProblem,
+    x: &[f64],
+    free: &[bool],
+    values: &mut [f64],
+) {
+    match problem.masked() {
+        Some(masked) => masked.jacobian_values_among(x, free, values),
+        None => problem.jacobian_values(x, values),
+    }
+}
+
+/// The Hessian entries of `problem` whose row and column variables are both `free`: its
+/// masked evaluation where it has one ([`NlpProblem::masked`]), else the full Hessian.
+pub fn hessian_values_among(
+    problem: &dyn NlpProblem,
+    x: &[f64],
+    obj_factor: f64,
+    lambda: &[f64],
+    free: &[bool],
+    values: &mut [f64],
+) {
+    match problem.masked() {
+        Some(masked) => masked.hessian_values_among(x, obj_factor, lambda, free, values),
+        None => problem.hessian_values(x, obj_factor, lambda, values),
     }
 }
 
@@ -284,5 +341,117 @@ impl<T> PointCache<T> {
         let value = std::sync::Arc::new(compute());
         *last = Some((x.to_vec(), value.clone()));
         value
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// f(x) = sum_j (j + 1) x_j^2 with one row sum_j x_j, Hessian diagonal; with `masked`,
+    /// its masked evaluations write only the free entries (the others stay NaN), so a
+    /// test sees which evaluation ran.
+    struct Diagonal {
+        masked: bool,
+    }
+
+    impl NlpProblem for Diagonal {
+        fn num_variables(&self) -> usize {
+            3
+        }
+        fn num_constraints(&self) -> usize {
+            1
+        }
+        fn variable_bounds(&self) -> (Vec<f64>, Vec<f64>) {
+            (vec![f64::NEG_INFINITY; 3], vec![f64::INFINITY; 3])
+        }
+        fn constraint_bounds(&self) -> (Vec<f64>, Vec<f64>) {
+            (vec![0.0], vec![1.0])
+        }
+        fn objective(&self, x: &[f64]) -> f64 {
+            x.iter()
+                .enumerate()
+                .map(|(j, v)| (j + 1) as f64 * v * v)
+                .sum()
+        }
+        fn gradient(&self, x: &[f64], grad: &mut [f64]) {
+            for (j, g) in grad.iter_mut().enumerate() {
+                *g = 2.0 * (j + 1) as f64 * x[j];
+            }
+        }
+        fn constraints(&self, x: &[f64], g: &mut [f64]) {
+            g[0] = x.iter().sum();
+        }
+        fn jacobian_structure(&self) -> Vec<(usize, usize)> {
+            (0..3).map(|j| (0, j)).collect()
+        }
+        fn jacobian_values(&self, _x: &[f64], values: &mut [f64]) {
+            values.fill(1.0);
+        }
+        fn hessian_structure(&self) -> Option<Vec<(usize, usize)>> {
+            Some((0..3).map(|j| (j, j)).collect())
+        }
+        fn hessian_values(&self, _x: &[f64], obj_factor: f64, _lambda: &[f64], values: &mut [f64]) {
+            for (j, h) in values.iter_mut().enumerate() {
+                *h = obj_factor * 2.0 * (j + 1) as f64;
+            }
+        }
+        fn masked(&self) -> Option<&dyn MaskedEvaluations> {
+            self.masked.then_some(self as &dyn MaskedEvaluations)
+        }
+    }
+
+    /// Overrides the gradient and the Jacobian; the Hessian keeps the full default.
+    impl MaskedEvaluations for Diagonal {
+        fn gradient_among(&self, x: &[f64], free: &[bool], grad: &mut [f64]) {
+            for (j, g) in grad.iter_mut().enumerate() {
+                if free[j] {
+                    *g = 2.0 * (j + 1) as f64 * x[j];
+                }
+            }
+        }
+        fn jacobian_values_among(&self, _x: &[f64], free: &[bool], values: &mut [f64]) {
+            for (j, v) in values.iter_mut().enumerate() {
+                if free[j] {
+                    *v = 1.0;
+                }
+            }
+        }
+    }
+
+    fn entries(values: &[f64]) -> Vec<Option<f64>> {
+        values.iter().map(|v| (!v.is_nan()).then_some(*v)).collect()
+    }
+
+    #[test]
+    fn masked_evaluations_are_used_where_a_problem_has_them() {
+        let problem = Diagonal { masked: true };
+        let (x, free) = ([1.0, 2.0, 3.0], [true, false, true]);
+        let mut grad = [f64::NAN; 3];
+        gradient_among(&problem, &x, &free, &mut grad);
+        assert_eq!(entries(&grad), [Some(2.0), None, Some(18.0)]);
+        let mut jac = [f64::NAN; 3];
+        jacobian_values_among(&problem, &x, &free, &mut jac);
+        assert_eq!(entries(&jac), [Some(1.0), None, Some(1.0)]);
+        // Not overridden: the trait's default, the full Hessian.
+        let mut hess = [f64::NAN; 3];
+        hessian_values_among(&problem, &x, 0.5, &[0.0], &free, &mut hess);
+        assert_eq!(entries(&hess), [Some(1.0), Some(2.0), Some(3.0)]);
+    }
+
+    #[test]
+    fn full_evaluations_are_used_where_a_problem_has_no_masked_ones() {
+        let problem = Diagonal { masked: false };
+        assert!(problem.masked().is_none());
+        let (x, free) = ([1.0, 2.0, 3.0], [true, false, true]);
+        let mut grad = [f64::NAN; 3];
+        gradient_among(&problem, &x, &free, &mut grad);
+        assert_eq!(entries(&grad), [Some(2.0), Some(8.0), Some(18.0)]);
+        let mut jac = [f64::NAN; 3];
+        jacobian_values_among(&problem, &x, &free, &mut jac);
+        assert_eq!(entries(&jac), [Some(1.0); 3]);
+        let mut hess = [f64::NAN; 3];
+        hessian_values_among(&problem, &x, 2.0, &[0.0], &free, &mut hess);
+        assert_eq!(entries(&hess), [Some(4.0), Some(8.0), Some(12.0)]);
     }
 }
