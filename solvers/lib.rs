@@ -1,10 +1,11 @@
 //! glassbox-solvers: the backends, one module per solver, each behind its cargo feature. A
 //! backend knows nothing about trees: it sees only the core's problem types (`NlpProblem`,
-//! `MilpProblem`), options and results, and builds its registry entry
+//! `MilpProblem`, `TreeSearchProblem`), options and results, and builds its registry entry
 //! (`glassbox_core::backend::BackendEntry`).
 //!
 //! Depends on `glassbox-core` only.
 
+pub mod dp;
 pub mod gradient;
 #[cfg(feature = "ipopt")]
 pub mod ipopt;

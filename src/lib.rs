@@ -28,12 +28,12 @@ pub use glassbox_core::fitted_model;
 pub use glassbox_core::tensor;
 pub use glassbox_core::{
     backend, data, diagram, error, formulation, learner, metrics, milp, model, nlp, options, plot,
-    result, solver, synthetic, tree,
+    result, solver, synthetic, tree, tree_search,
 };
 pub use glassbox_formulations as formulations;
 pub use glassbox_solvers as solvers;
 
 pub use glassbox_core::{
     Capabilities, GlassboxError, Limit, MilpSolver, NlpProblem, NlpSolver, RawOptionValue, Result,
-    SolveOptions, SolveResult, TerminationStatus, WarmStart,
+    SolveOptions, SolveResult, TerminationStatus, TreeSearchSolver, WarmStart,
 };

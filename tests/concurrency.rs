@@ -59,7 +59,7 @@ fn milp_backends() -> Vec<(&'static str, Box<dyn MilpSolver>)> {
         .into_iter()
         .filter_map(|entry| match entry.constructor {
             Constructor::Milp(create) => Some((entry.name, create())),
-            Constructor::Nlp(_) => None,
+            Constructor::Nlp(_) | Constructor::TreeSearch(_) => None,
         })
         .collect()
 }

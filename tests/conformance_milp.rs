@@ -18,7 +18,7 @@ fn milp_backends() -> Vec<(BackendEntry, Box<dyn MilpSolver>)> {
         .into_iter()
         .filter_map(|entry| match entry.constructor {
             Constructor::Milp(create) => Some((entry, create())),
-            Constructor::Nlp(_) => None,
+            Constructor::Nlp(_) | Constructor::TreeSearch(_) => None,
         })
         .collect()
 }

@@ -34,7 +34,7 @@ fn nlp_backends() -> Vec<(BackendEntry, Box<dyn NlpSolver>)> {
         .filter(|entry| !NEEDS_TENSOR_FORM.contains(&entry.name))
         .filter_map(|entry| match entry.constructor {
             Constructor::Nlp(create) => Some((entry, create())),
-            Constructor::Milp(_) => None,
+            Constructor::Milp(_) | Constructor::TreeSearch(_) => None,
         })
         .collect()
 }

@@ -6,7 +6,7 @@
 //! Depends on the core's solver traits, options and errors.
 
 use crate::options::{check_raw_options, OptionSpec};
-use crate::solver::{Capabilities, MilpSolver, NlpSolver};
+use crate::solver::{Capabilities, MilpSolver, NlpSolver, TreeSearchSolver};
 use crate::{Result, SolveOptions};
 
 /// A constructor of a backend.
@@ -16,6 +16,8 @@ pub enum Constructor {
     Nlp(fn() -> Box<dyn NlpSolver>),
     /// Creates a MILP backend.
     Milp(fn() -> Box<dyn MilpSolver>),
+    /// Creates an optimal-tree search backend.
+    TreeSearch(fn() -> Box<dyn TreeSearchSolver>),
 }
 
 /// What the registry knows of a backend.
@@ -37,11 +39,21 @@ pub struct BackendEntry {
 }
 
 impl BackendEntry {
-    /// "nlp" or "milp".
+    /// "nlp", "milp" or "tree_search".
     pub fn problem_kind(&self) -> &'static str {
         match self.constructor {
             Constructor::Nlp(_) => "nlp",
             Constructor::Milp(_) => "milp",
+            Constructor::TreeSearch(_) => "tree_search",
+        }
+    }
+
+    /// "an NLP", "a MILP" or "a tree-search", for messages.
+    pub fn kind_phrase(&self) -> &'static str {
+        match self.constructor {
+            Constructor::Nlp(_) => "an NLP",
+            Constructor::Milp(_) => "a MILP",
+            Constructor::TreeSearch(_) => "a tree-search",
         }
     }
 }

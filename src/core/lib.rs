@@ -1,5 +1,5 @@
 //! glassbox-core: what every part of glassbox shares. The problem types a formulation builds
-//! and a backend solves ([`nlp`], [`milp`]), the backend traits ([`solver`]) and what a
+//! and a backend solves ([`nlp`], [`milp`], [`tree_search`]), the backend traits ([`solver`]) and what a
 //! backend registers ([`backend`]), one options type and one result type ([`options`],
 //! [`result`]), data loading and preprocessing ([`data`]), metrics ([`metrics`]), fitted
 //! models ([`model`], [`tree`]), the formulation interfaces ([`formulation`]), and what plots
@@ -27,9 +27,10 @@ pub mod synthetic;
 #[cfg(feature = "torch")]
 pub mod tensor;
 pub mod tree;
+pub mod tree_search;
 
 pub use error::{GlassboxError, Result};
 pub use nlp::NlpProblem;
 pub use options::{RawOptionValue, SolveOptions, WarmStart};
 pub use result::{Limit, SolveResult, TerminationStatus};
-pub use solver::{Capabilities, MilpSolver, NlpSolver};
+pub use solver::{Capabilities, MilpSolver, NlpSolver, TreeSearchSolver};

@@ -1,5 +1,5 @@
-//! The backend traits. A backend is a trait object (`Box<dyn NlpSolver>` or
-//! `Box<dyn MilpSolver>`), cloneable through `dyn-clone`, created by name from the
+//! The backend traits. A backend is a trait object (`Box<dyn NlpSolver>`,
+//! `Box<dyn MilpSolver>` or `Box<dyn TreeSearchSolver>`), cloneable through `dyn-clone`, created by name from the
 //! [`crate::registry`], and declares what it can do in its [`Capabilities`]. Asking a backend
 //! for something it cannot do is an error, never a silent fallback.
 //!
@@ -7,6 +7,7 @@
 
 use crate::milp::MilpProblem;
 use crate::nlp::NlpProblem;
+use crate::tree_search::TreeSearchProblem;
 use crate::{GlassboxError, Result, SolveOptions, SolveResult};
 use dyn_clone::DynClone;
 use serde::Serialize;
@@ -72,6 +73,18 @@ pub trait MilpSolver: DynClone + Send + Sync {
     fn solve(&self, problem: &MilpProblem, options: &SolveOptions) -> Result<SolveResult>;
 }
 dyn_clone::clone_trait_object!(MilpSolver);
+
+/// A backend for optimal-tree search problems (exact search over binary features).
+pub trait TreeSearchSolver: DynClone + Send + Sync {
+    /// The registry name, e.g. `"dp"`.
+    fn name(&self) -> &str;
+    /// What this backend can do.
+    fn capabilities(&self) -> Capabilities;
+    /// Solves `problem`; errors and statuses as for [`NlpSolver::solve`]. The tree comes back
+    /// in `SolveResult::primal` in the heap encoding of [`crate::tree_search::encode_tree`].
+    fn solve(&self, problem: &TreeSearchProblem, options: &SolveOptions) -> Result<SolveResult>;
+}
+dyn_clone::clone_trait_object!(TreeSearchSolver);
 
 /// Rejects a request that needs a capability the backend lacks.
 pub fn require(solver: &str, has: bool, what: &str) -> Result<()> {

@@ -3,7 +3,7 @@
 //! kind refused with a clear error.
 
 use glassbox_core::backend::{validate_options, BackendEntry, Constructor};
-use glassbox_core::solver::{MilpSolver, NlpSolver};
+use glassbox_core::solver::{MilpSolver, NlpSolver, TreeSearchSolver};
 use glassbox_core::{GlassboxError, Result, SolveOptions};
 
 /// Backends that exist but were left out of this build, with the cargo feature that adds them.
@@ -31,6 +31,7 @@ pub fn builtin_backends() -> Vec<BackendEntry> {
     #[cfg(feature = "cbc")]
     entries.push(crate::solvers::cbc::entry());
     entries.push(crate::solvers::gradient::entry());
+    entries.push(crate::solvers::dp::entry());
     #[cfg(feature = "torch")]
     entries.push(crate::solvers::torch::entry());
     entries
@@ -75,9 +76,12 @@ pub(super) fn create_nlp(
     validate_options(entry, options)?;
     match entry.constructor {
         Constructor::Nlp(create) => Ok(create()),
-        Constructor::Milp(_) => Err(GlassboxError::Capability {
+        _ => Err(GlassboxError::Capability {
             solver: entry.name.to_string(),
-            what: "solve nonlinear programs (it is a MILP backend)".to_string(),
+            what: format!(
+                "solve nonlinear programs (it is {} backend)",
+                entry.kind_phrase()
+            ),
         }),
     }
 }
@@ -90,9 +94,30 @@ pub(super) fn create_milp(
     validate_options(entry, options)?;
     match entry.constructor {
         Constructor::Milp(create) => Ok(create()),
-        Constructor::Nlp(_) => Err(GlassboxError::Capability {
+        _ => Err(GlassboxError::Capability {
             solver: entry.name.to_string(),
-            what: "solve mixed-integer linear programs (it is an NLP backend)".to_string(),
+            what: format!(
+                "solve mixed-integer linear programs (it is {} backend)",
+                entry.kind_phrase()
+            ),
+        }),
+    }
+}
+
+/// Creates the optimal-tree search backend of `entry`, after checking `options` against it.
+pub(super) fn create_tree_search(
+    entry: &BackendEntry,
+    options: &SolveOptions,
+) -> Result<Box<dyn TreeSearchSolver>> {
+    validate_options(entry, options)?;
+    match entry.constructor {
+        Constructor::TreeSearch(create) => Ok(create()),
+        _ => Err(GlassboxError::Capability {
+            solver: entry.name.to_string(),
+            what: format!(
+                "solve optimal-tree search problems (it is {} backend)",
+                entry.kind_phrase()
+            ),
         }),
     }
 }
@@ -105,4 +130,10 @@ pub fn nlp_solver(name: &str, options: &SolveOptions) -> Result<Box<dyn NlpSolve
 /// Creates the built-in MILP backend `name`, after checking `options` against it.
 pub fn milp_solver(name: &str, options: &SolveOptions) -> Result<Box<dyn MilpSolver>> {
     create_milp(&find(name)?, options)
+}
+
+/// Creates the built-in optimal-tree search backend `name`, after checking `options`
+/// against it.
+pub fn tree_search_solver(name: &str, options: &SolveOptions) -> Result<Box<dyn TreeSearchSolver>> {
+    create_tree_search(&find(name)?, options)
 }

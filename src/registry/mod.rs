@@ -6,7 +6,8 @@
 //! (`examples/extension` does it). Everything that lists, parses, runs, loads, draws or
 //! explains formulations reads a registry: no list of formulations exists outside it.
 //!
-//! The free functions ([`backends`], [`find`], [`nlp_solver`], [`milp_solver`]) read the
+//! The free functions ([`backends`], [`find`], [`nlp_solver`], [`milp_solver`],
+//! [`tree_search_solver`]) read the
 //! built-in registry, for programs and tests that need no extension.
 //!
 //! This module sees everything: it is one of the outer layers.
@@ -14,12 +15,12 @@
 mod backends;
 mod formulations;
 
-pub use backends::{builtin_backends, find, milp_solver, nlp_solver};
+pub use backends::{builtin_backends, find, milp_solver, nlp_solver, tree_search_solver};
 pub use formulations::{builtin_formulations, FormulationEntry, Tasks};
 pub use glassbox_core::backend::{validate_options, BackendEntry, Constructor};
 
 use glassbox_core::model::{model_kind, FittedModel};
-use glassbox_core::{GlassboxError, MilpSolver, NlpSolver, Result, SolveOptions};
+use glassbox_core::{GlassboxError, MilpSolver, NlpSolver, Result, SolveOptions, TreeSearchSolver};
 use std::path::Path;
 use std::sync::Arc;
 
@@ -102,6 +103,15 @@ impl Registry {
     /// Creates the MILP backend `name`, after checking `options` against it.
     pub fn milp_solver(&self, name: &str, options: &SolveOptions) -> Result<Box<dyn MilpSolver>> {
         backends::create_milp(self.backend(name)?, options)
+    }
+
+    /// Creates the optimal-tree search backend `name`, after checking `options` against it.
+    pub fn tree_search_solver(
+        &self,
+        name: &str,
+        options: &SolveOptions,
+    ) -> Result<Box<dyn TreeSearchSolver>> {
+        backends::create_tree_search(self.backend(name)?, options)
     }
 
     /// The formulation `name`; an unknown name is an error listing the known ones.
