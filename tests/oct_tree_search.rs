@@ -1,0 +1,166 @@
+//! OCT (axis-aligned) as a tree-search problem: on small subsamples, the `dp` backend's
+//! optimum of [`OctTreeSearch`] equals HiGHS's (and CBC's) optimum of the OCT MILP, with
+//! and without the complexity penalty and the minimum leaf size; the tree `dp` returns,
+//! read back through the binary columns' thresholds, makes the errors it reports.
+
+use glassbox::data::{ClassificationData, CsvOptions, MinMaxScaler, Table};
+use glassbox::formulations::oct::{self, OctParams, OctTreeSearch, SplitKind};
+use glassbox::tree_search::SearchTree;
+use glassbox::{registry, SolveOptions, TerminationStatus};
+use nalgebra::DMatrix;
+use std::path::Path;
+
+/// Every `step`-th row of `name`, first `take` of them, min-max scaled.
+fn subsample(name: &str, step: usize, take: usize) -> (DMatrix<f64>, Vec<usize>, usize) {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/datasets")
+        .join(name);
+    // car's doors and persons hold numbers and words ("5more", "more").
+    let options = CsvOptions {
+        categorical: if name == "car.csv" {
+            vec!["doors".into(), "persons".into()]
+        } else {
+            Vec::new()
+        },
+        ..CsvOptions::default()
+    };
+    let data: ClassificationData = Table::from_csv(&path, &options)
+        .unwrap()
+        .encode_classification()
+        .unwrap();
+    let rows: Vec<usize> = (0..data.n_samples()).step_by(step).take(take).collect();
+    let part = data.rows(&rows);
+    let x = MinMaxScaler::fit(&part.x).transform(&part.x);
+    let k = part.n_classes();
+    (x, part.y.clone(), k)
+}
+
+/// The class the tree predicts for row i of `x`, routing by the columns' thresholds.
+fn predict(search: &OctTreeSearch, tree: &SearchTree, x: &DMatrix<f64>, i: usize) -> usize {
+    let mut node = tree;
+    loop {
+        match node {
+            SearchTree::Leaf { class } => return *class,
+            SearchTree::Branch { feature, zero, one } => {
+                let split = search.split(*feature);
+                let (j, _) = split.weights[0];
+                node = if x[(i, j)] < split.threshold {
+                    zero
+                } else {
+                    one
+                };
+            }
+        }
+    }
+}
+
+#[test]
+fn dp_optimum_equals_the_oct_milp_optimum() {
+    let milp_options = SolveOptions {
+        relative_gap: Some(0.0),
+        absolute_gap: Some(0.0),
+        time_limit: Some(60.0),
+        threads: Some(1),
+        ..Default::default()
+    };
+    let milp_backends: Vec<&str> = ["highs", "cbc"]
+        .into_iter()
+        .filter(|name| registry::milp_solver(name, &milp_options).is_ok())
+        .collect();
+    assert!(!milp_backends.is_empty(), "no MILP backend in this build");
+    let dp = registry::tree_search_solver("dp", &SolveOptions::default()).unwrap();
+    for (name, step, take, depth, alpha, min_leaf) in [
+        // Depth 2 on 20 rows, as tests/oct.rs, keeps each MILP to seconds; depth 1 elsewhere.
+        ("iris.csv", 5, 30, 1, 0.0, 1),
+        ("iris.csv", 7, 20, 2, 0.0, 1),
+        ("haberman.csv", 15, 20, 1, 0.05, 1),
+        ("wine.csv", 9, 20, 1, 0.0, 3),
+        ("monks1.csv", 6, 20, 2, 0.02, 2),
+        ("monks1.csv", 4, 30, 1, 0.0, 1),
+        ("car.csv", 61, 25, 1, 0.0, 1),
+        ("car.csv", 83, 20, 2, 0.0, 1),
+    ] {
+        let (x, y, k) = subsample(name, step, take);
+        let params = OctParams {
+            depth,
+            alpha,
+            min_leaf,
+            kind: SplitKind::Axis,
+        };
+        let who = format!("{name} depth {depth} alpha {alpha} min_leaf {min_leaf}");
+        let search = OctTreeSearch::new(oct::NAME, &x, &y, k, &params).unwrap();
+        let result = dp.solve(&search.problem, &SolveOptions::default()).unwrap();
+        assert_eq!(result.status, TerminationStatus::Optimal, "{who}");
+        let dp_objective = search.oct_objective(result.objective.unwrap());
+
+        // The tree, routed by thresholds on the scaled rows, makes the errors it reports.
+        let tree = search.problem.decode(&result.primal).unwrap();
+        let errors = (0..y.len())
+            .filter(|&i| predict(&search, &tree, &x, i) != y[i])
+            .count() as f64;
+        let expected =
+            dp_objective * search.baseline - alpha * search.baseline * tree.branch_nodes() as f64;
+        assert!(
+            (errors - expected).abs() < 1e-6,
+            "{who}: {errors} errors, objective says {expected}"
+        );
+
+        let milp = oct::build(
+            oct::NAME,
+            std::sync::Arc::new(x.clone()),
+            std::sync::Arc::new(y.clone()),
+            k,
+            params.clone(),
+        )
+        .unwrap();
+        assert_eq!(milp.baseline, search.baseline, "{who}");
+        for backend in &milp_backends {
+            let solver = registry::milp_solver(backend, &milp_options).unwrap();
+            let milp_result = solver.solve(&milp.milp, &milp_options).unwrap();
+            assert_eq!(
+                milp_result.status,
+                TerminationStatus::Optimal,
+                "{who} {backend}: {}",
+                milp_result.raw_status
+            );
+            let milp_objective = milp_result.objective.unwrap();
+            assert!(
+                (milp_objective - dp_objective).abs() < 1e-6,
+                "{who}: {backend} {milp_objective}, dp {dp_objective}"
+            );
+        }
+    }
+}
+
+#[test]
+fn oblique_oct_is_refused() {
+    let (x, y, k) = subsample("iris.csv", 5, 30);
+    let params = OctParams {
+        depth: 2,
+        alpha: 0.0,
+        min_leaf: 1,
+        kind: SplitKind::Oblique { mu: 0.005 },
+    };
+    let error = OctTreeSearch::new(oct::NAME_H, &x, &y, k, &params).unwrap_err();
+    assert!(error.to_string().contains("axis-aligned"), "{error}");
+}
+
+#[test]
+fn one_column_per_threshold_between_distinct_values() {
+    let x = DMatrix::from_row_slice(4, 2, &[0.0, 1.0, 0.5, 1.0, 0.5, 0.0, 1.0, 0.0]);
+    let params = OctParams {
+        depth: 1,
+        alpha: 0.1,
+        min_leaf: 1,
+        kind: SplitKind::Axis,
+    };
+    let search = OctTreeSearch::new(oct::NAME, &x, &[0, 0, 1, 1], 2, &params).unwrap();
+    // Feature 0 has three values (two thresholds), feature 1 two (one).
+    assert_eq!(search.columns.len(), 3);
+    assert_eq!(search.problem.n_features(), 3);
+    assert_eq!(search.split(0).threshold, 0.25);
+    assert_eq!(search.split(1).threshold, 0.75);
+    assert_eq!(search.split(2).threshold, 0.5);
+    assert_eq!(search.baseline, 2.0);
+    assert_eq!(search.problem.branch_penalty(), 0.2);
+}
