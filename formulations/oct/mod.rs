@@ -6,6 +6,8 @@
 //! - [`OctConfig`], [`OcthConfig`]: the `[formulation]` tables (`name = "oct"` / `"oct_h"`).
 //! - [`OctProblem`]: the MILP and how to read its points (`problem.rs`, formulation there).
 //! - [`greedy`]: the MIP start, a greedy Gini tree (Bertsimas and Dunn warm-start with CART).
+//! - [`OctTreeSearch`], [`OctStatement`]: axis-aligned OCT stated as an optimal-tree search
+//!   problem, for tree-search backends (`dp`) (`tree_search.rs`).
 //! - [`OctModel`]: the fitted tree: prediction, rules in the user's units, JSON.
 //!
 //! Depends on the core (`milp`, `tree`, `data`, `metrics`, `model`, `formulation`), never on
@@ -14,15 +16,18 @@
 pub mod greedy;
 mod model;
 mod problem;
+mod tree_search;
 
 pub use model::{oct_diagram, Leaf, OctModel};
 pub use problem::{check_scaled_data, feature_epsilons, OctParams, OctProblem, Split, SplitKind};
+pub use tree_search::{OctStatement, OctTreeSearch, ThresholdColumn};
 
 use glassbox_core::data::{Encoding, MinMaxScaler};
 use glassbox_core::formulation::{
     FormulationInfo, MilpClassifierFormulation, ParamSpec, ReportedParams,
 };
 use glassbox_core::milp::MilpProblem;
+use glassbox_core::tree_search::TreeSearchStatement;
 use glassbox_core::{metrics, GlassboxError, Result};
 use nalgebra::DMatrix;
 use serde::{Deserialize, Serialize};
@@ -453,6 +458,17 @@ macro_rules! oct_formulation {
                     lambda_global: None,
                     gamma: None,
                 }
+            }
+
+            fn check_tree_search(&self) -> Result<()> {
+                tree_search::check_statement(OctVariant::name(self), &self.params())
+            }
+
+            fn tree_search<'a>(
+                &self,
+                problem: &'a OctProblem,
+            ) -> Result<Box<dyn TreeSearchStatement + 'a>> {
+                Ok(Box::new(OctStatement::new(OctVariant::name(self), problem)?))
             }
 
             fn sparsity(&self, model: &OctModel) -> (f64, f64) {

@@ -301,4 +301,24 @@ pub trait MilpClassifierFormulation {
     ) -> crate::Result<Self::Model> {
         Ok(model)
     }
+    /// Whether this formulation, as configured, states itself as an optimal-tree search
+    /// problem (so a tree-search backend such as `dp` solves it): `Ok` when
+    /// [`MilpClassifierFormulation::tree_search`] gives a statement, else an error saying
+    /// why not. None by default.
+    fn check_tree_search(&self) -> crate::Result<()> {
+        Err(crate::GlassboxError::formulation(
+            self.name(),
+            "it has no statement as an optimal-tree search problem, only its MILP",
+        ))
+    }
+    /// The built problem stated as an optimal-tree search problem, whose results read back
+    /// as from the MILP (see [`crate::tree_search::TreeSearchStatement`]).
+    fn tree_search<'a>(
+        &self,
+        _problem: &'a Self::Problem,
+    ) -> crate::Result<Box<dyn crate::tree_search::TreeSearchStatement + 'a>> {
+        Err(self.check_tree_search().err().unwrap_or_else(|| {
+            crate::GlassboxError::formulation(self.name(), "no tree-search statement")
+        }))
+    }
 }

@@ -7,6 +7,12 @@
 //! that backend (OLCT's last layer, Remark 1). Lines carry the classification metrics and
 //! the MILP statistics `mip_gap`, `dual_bound` and `nodes`. `multistart.starts` and
 //! `multistart.seed` do not apply: a MILP backend searches globally.
+//!
+//! A tree-search backend (`dp`) solves instead the formulation's statement as an
+//! optimal-tree search problem ([`MilpClassifierFormulation::tree_search`], OCT's), read
+//! back as a MILP point, so that models, records and warm paths are as from the MILP; a
+//! formulation without such a statement is refused before the run. MIP starts do not apply
+//! to it (it proves optimality from its own bounds).
 
 use super::super::engine::SplitSpec;
 use super::super::unit::{EngineData, Formulation, UnitCarry, UnitOut};
@@ -15,7 +21,10 @@ use super::multistart::{self, Solved, Start};
 use crate::data::{ClassificationData, MinMaxScaler};
 use crate::formulation::MilpClassifierFormulation;
 use crate::model::{json_of, Classifier, JsonValue};
-use crate::{metrics, Result, SolveOptions, WarmStart};
+use crate::registry::Constructor;
+use crate::tree_search::TreeSearchStatement;
+use crate::WarmStart;
+use crate::{metrics, GlassboxError, MilpSolver, Result, SolveOptions, TreeSearchSolver};
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -28,7 +37,41 @@ struct Prepared<F: MilpClassifierFormulation> {
     problem: F::Problem,
 }
 
+/// The configured backend: a MILP backend solves the MILP, a tree-search backend the
+/// formulation's tree-search statement.
+enum Backend {
+    Milp(Box<dyn MilpSolver>),
+    TreeSearch(Box<dyn TreeSearchSolver>),
+}
+
+/// What one split solves: the MILP, or the tree-search statement built on the split.
+enum Solve<'a> {
+    Milp(&'a dyn MilpSolver),
+    TreeSearch(&'a dyn TreeSearchSolver, Box<dyn TreeSearchStatement + 'a>),
+}
+
 impl<F: MilpClassifierFormulation> MilpClassifier<F> {
+    /// Creates the configured backend; a tree-search backend only for a formulation that
+    /// states itself as a tree search, else an error naming both.
+    fn backend(&self, config: &ExperimentConfig) -> Result<Backend> {
+        let (name, options) = (&config.solver.name, &config.solver.options);
+        match config.registry.backend(name)?.constructor {
+            Constructor::TreeSearch(_) => {
+                self.0.check_tree_search().map_err(|e| {
+                    GlassboxError::Config(format!(
+                        "formulation '{}' cannot be solved by the tree-search backend '{name}': \
+                         {e}",
+                        self.0.name()
+                    ))
+                })?;
+                Ok(Backend::TreeSearch(
+                    config.registry.tree_search_solver(name, options)?,
+                ))
+            }
+            _ => Ok(Backend::Milp(config.registry.milp_solver(name, options)?)),
+        }
+    }
+
     fn prepare(&self, d: &ClassificationData, split: &SplitSpec) -> Result<Prepared<F>> {
         let train = d.rows(&split.train);
         let scaler = MinMaxScaler::fit(&train.x);
@@ -64,9 +107,7 @@ where
     fn check(&self, config: &ExperimentConfig, data: &EngineData) -> Result<()> {
         let d = data.classification(self.name())?;
         self.0.check(d.n_features(), d.n_classes())?;
-        config
-            .registry
-            .milp_solver(&config.solver.name, &config.solver.options)?;
+        self.backend(config)?;
         if let Some(name) = self.0.nlp_backend() {
             config.registry.nlp_solver(name, &SolveOptions::default())?;
         }
@@ -82,15 +123,20 @@ where
     ) -> Result<UnitOut> {
         let f = &self.0;
         let d = data.classification(f.name())?;
-        let solver = config
-            .registry
-            .milp_solver(&config.solver.name, &config.solver.options)?;
+        let backend = self.backend(config)?;
         let nlp = match f.nlp_backend() {
             Some(name) => Some(config.registry.nlp_solver(name, &SolveOptions::default())?),
             None => None,
         };
         let Prepared { scaler, problem } = self.prepare(d, split)?;
         let columns = f.milp(&problem).num_columns();
+        // A tree-search statement is built before the clock starts, as the MILP is.
+        let solve = match &backend {
+            Backend::TreeSearch(solver) => {
+                Solve::TreeSearch(solver.as_ref(), f.tree_search(&problem)?)
+            }
+            Backend::Milp(solver) => Solve::Milp(solver.as_ref()),
+        };
         // A previous cell that returned neither a solution nor a start carries nothing.
         let carry_point = carry
             .previous
@@ -136,7 +182,12 @@ where
             let mip_start = (!start.x0.is_empty()).then(|| WarmStart::primal(start.x0.clone()));
             let options = config.solver.options.with_warm_start(mip_start);
             let started = Instant::now();
-            let result = solver.solve(f.milp(&problem), &options)?;
+            let result = match &solve {
+                Solve::TreeSearch(solver, statement) => {
+                    statement.read(solver.solve(statement.problem(), &config.solver.options)?)?
+                }
+                Solve::Milp(solver) => solver.solve(f.milp(&problem), &options)?,
+            };
             let seconds = started.elapsed().as_secs_f64();
             let solved = result.status.has_solution() && result.primal.len() == columns;
             let model = solved.then(|| {
