@@ -42,8 +42,10 @@
 //!   calls), [`Limit::Iteration`] when reached, otherwise as the time limit.
 //! - `threads`: the search runs on the calling thread; `threads = 1` is accepted, more is
 //!   refused (solves of different problems may run on different threads in parallel).
-//! - `tolerance`, `relative_gap`, `absolute_gap`: refused; the search is exact and stops at
-//!   a proven optimum or at a limit.
+//! - `tolerance`: refused; `relative_gap`, `absolute_gap`: 0 is accepted (what the search
+//!   does anyway), a positive gap refused: the search is exact and stops at a proven
+//!   optimum or at a limit. (So one `[solver]` table with `relative_gap = 0` serves dp,
+//!   HiGHS and CBC in a comparison.)
 //! - `seed`: ignored (the search is deterministic).
 //! - `verbosity` 0 and 1: nothing is printed; 2 and more: one line on stderr with the
 //!   search's counts.
@@ -137,10 +139,11 @@ fn check_options(options: &SolveOptions) -> Result<()> {
              remove tolerance",
         );
     }
-    if options.relative_gap.is_some() || options.absolute_gap.is_some() {
+    let positive = |gap: Option<f64>| gap.is_some_and(|g| g > 0.0);
+    if positive(options.relative_gap) || positive(options.absolute_gap) {
         return refuse(
-            "stop at a gap (it stops at a proven optimum or at a limit): remove relative_gap \
-             and absolute_gap",
+            "stop at a positive gap (it stops at a proven optimum or at a limit): set \
+             relative_gap and absolute_gap to 0 or leave them out",
         );
     }
     if options.threads.is_some_and(|t| t > 1) {
@@ -362,6 +365,10 @@ mod tests {
                 ..SolveOptions::default()
             },
             SolveOptions {
+                absolute_gap: Some(1.0),
+                ..SolveOptions::default()
+            },
+            SolveOptions {
                 threads: Some(2),
                 ..SolveOptions::default()
             },
@@ -380,6 +387,8 @@ mod tests {
         let accepted = SolveOptions {
             threads: Some(1),
             seed: Some(3),
+            relative_gap: Some(0.0),
+            absolute_gap: Some(0.0),
             raw: raw(&[("depth2_kernel", RawOptionValue::Bool(false))]),
             ..SolveOptions::default()
         };
