@@ -6,7 +6,9 @@ binarized classification sets of ../shared/datasets, with one time limit, in one
     cargo build --release --example tree_search_bench
     nice -n 19 /work/peers-venv/bin/python benches/compare_dp.py \
         --dl85-python /work/dl85-dp-venv/bin/python [--depths 2,3,4] [--time-limit 60] \
-        [--repeats 3] [--datasets monks1,car] [--out target/compare_dp/results.jsonl]
+        [--repeats 3] [--datasets monks1,car] [--out target/compare_dp/results.jsonl] \
+        [--milp-backends highs,cbc] [--milp-datasets monks1,tic_tac_toe,car] \
+        [--milp-time-limit 60]
 
 pystreed must be importable by the Python that runs this script; pydl8.5 runs in its own
 interpreter (--dl85-python), since it does not install beside a current scikit-learn.
@@ -32,6 +34,12 @@ matrix + the solve; `examples/tree_search_bench.rs`), and for each peer the time
 itself (STreeD's 'Total time elapsed' in its verbose log, DL8.5's `runtime_`) and the wall
 time of its `fit` call. The order of the three tools alternates per repeat; the medians of
 the repeats are reported. The ratio is glassbox's time over the faster peer's own time.
+
+glassbox's MILP backends on the same instances (--milp-datasets, every depth, one solve
+each, after the DP tools): the instance as glassbox's OCT MILP (alpha 0, N_min 1) on the
+same 0/1 matrix, from OCT's greedy MIP start, one thread, relative gap 0, --milp-time-limit
+seconds (`tree_search_bench ... BACKEND`); status, objective and bound in misclassifications,
+gap and seconds (building the MILP and solving) are reported beside dp's.
 """
 
 import argparse
@@ -133,9 +141,10 @@ def write(name, x, y):
     return path
 
 
-def run_glassbox(path, depth, limit):
+def run_glassbox(path, depth, limit, backend="dp"):
     output = subprocess.run(
-        [BENCH, path, str(depth), str(limit), "1"], check=True, capture_output=True, text=True
+        [BENCH, path, str(depth), str(limit), "1", backend], check=True, capture_output=True,
+        text=True,
     ).stdout
     line = json.loads(output.strip().splitlines()[-1])
     return {
@@ -145,6 +154,7 @@ def run_glassbox(path, depth, limit):
         "own_seconds": line["seconds"],
         "wall_seconds": line["seconds"],
         "status": line["status"],
+        "gap": line["gap"],
     }
 
 
@@ -195,7 +205,12 @@ def main():
     parser.add_argument("--datasets", default=",".join(CLASSIFICATION))
     parser.add_argument("--dl85-python", required=True)
     parser.add_argument("--out", default=os.path.join(OUT_DIR, "results.jsonl"))
+    parser.add_argument("--milp-backends", default="highs,cbc")
+    parser.add_argument("--milp-datasets", default="monks1,tic_tac_toe,car")
+    parser.add_argument("--milp-time-limit", type=float, default=60.0)
     args = parser.parse_args()
+    milp_backends = [b for b in args.milp_backends.split(",") if b]
+    milp_datasets = set(d for d in args.milp_datasets.split(",") if d)
     if not os.path.exists(BENCH):
         sys.exit(f"{BENCH} is missing: cargo build --release --example tree_search_bench")
     depths = [int(d) for d in args.depths.split(",")]
@@ -234,10 +249,21 @@ def main():
                         "own": statistics.median(r["own_seconds"] for r in results),
                         "wall": statistics.median(r["wall_seconds"] for r in results),
                     }
+                if name in milp_datasets:
+                    row["milp"] = {}
+                    for backend in milp_backends:
+                        result = run_glassbox(path, depth, args.milp_time_limit, backend)
+                        row["milp"][backend] = result
+                        record = {"dataset": name, "rows": len(y), "columns": x.shape[1],
+                                  "depth": depth, "repeat": 0, "tool": f"glassbox {backend}",
+                                  **result}
+                        out.write(json.dumps(record) + "\n")
+                        out.flush()
                 rows.append(row)
                 print(summary_line(row), flush=True)
     dl85.close()
     print_table(rows)
+    print_milp_table(rows, milp_backends)
 
 
 def summary_line(row):
@@ -274,6 +300,33 @@ def print_table(rows):
               f"over {len(ratios)} instances")
         dp_optimal = sum(r["glassbox dp"]["optimal"] for r in rows)
         print(f"dp proved optimal on {dp_optimal} of {len(rows)} instances")
+
+
+def print_milp_table(rows, backends):
+    rows = [row for row in rows if "milp" in row]
+    if not rows:
+        return
+    print()
+    header = "| data set | depth | dp misclassified, s |"
+    rule = "|---|---|---|"
+    for backend in backends:
+        header += f" {backend} status | {backend} objective / bound (gap) | {backend} s |"
+        rule += "---|---|---|"
+    print(header)
+    print(rule)
+    for row in rows:
+        dp = row["glassbox dp"]
+        line = f"| {row['dataset']} | {row['depth']} | {dp['objective']:g}, {dp['own']:.4f} |"
+        for backend in backends:
+            r = row["milp"][backend]
+            objective = "-" if r["objective"] is None else f"{r['objective']:.6g}"
+            bound = "-" if r["bound"] is None else f"{r['bound']:.6g}"
+            gap = "-" if r["gap"] is None else f"{100 * r['gap']:.1f}%"
+            line += f" {r['status']} | {objective} / {bound} ({gap}) | {r['own_seconds']:.2f} |"
+        print(line)
+    for backend in backends:
+        solved = sum(row["milp"][backend]["optimal"] for row in rows)
+        print(f"{backend} proved optimal on {solved} of {len(rows)} instances")
 
 
 if __name__ == "__main__":
