@@ -312,13 +312,15 @@ pub trait MilpClassifierFormulation {
         ))
     }
     /// The built problem stated as an optimal-tree search problem, whose results read back
-    /// as from the MILP (see [`crate::tree_search::TreeSearchStatement`]).
+    /// as from the MILP (see [`crate::tree_search::TreeSearchStatement`]). A formulation
+    /// that overrides [`MilpClassifierFormulation::check_tree_search`] overrides this too.
     fn tree_search<'a>(
         &self,
         _problem: &'a Self::Problem,
     ) -> crate::Result<Box<dyn crate::tree_search::TreeSearchStatement + 'a>> {
-        Err(self.check_tree_search().err().unwrap_or_else(|| {
-            crate::GlassboxError::formulation(self.name(), "no tree-search statement")
-        }))
+        Err(crate::GlassboxError::formulation(
+            self.name(),
+            "it has no statement as an optimal-tree search problem, only its MILP",
+        ))
     }
 }
