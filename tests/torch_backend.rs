@@ -771,7 +771,7 @@ fn ipopt_in_a_torch_build_runs_mumps_on_the_system_blas() {
 
 mod autograd_hessian {
     use glassbox::data::{self, CsvOptions, MinMaxScaler, Table};
-    use glassbox::formulation::{NlpClassifierFormulation, NlpRegressorFormulation, TrainingRows};
+    use glassbox::formulation::TrainingRows;
     use glassbox::formulations::{sorct, sorrt};
     use glassbox::nlp::NlpProblem;
     use glassbox::solvers::torch::TorchProblem;
