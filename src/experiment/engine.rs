@@ -399,7 +399,6 @@ pub fn run(exp: &Experiment, options: &RunOptions) -> Result<EngineOutcome> {
     let solved_units = solved.load(Ordering::SeqCst);
     let done_units = done_before + solved_units;
     let results_path = store.path().to_path_buf();
-    drop(store);
     if done_units < shard_units {
         let ending = if options.stop.load(Ordering::SeqCst) {
             Ending::Interrupted
@@ -417,6 +416,8 @@ pub fn run(exp: &Experiment, options: &RunOptions) -> Result<EngineOutcome> {
     }
     let all = store::scan(&results_path, &exp.fingerprint, false)?;
     store::write_canonical(&results_path, &all)?;
+    // The folder's lock is held until the canonical rewrite is in place.
+    drop(store);
     let mut summary = summary(&manifest, &all);
     if options.shard.is_none() {
         if let Some(report) = nested_report(&manifest, &all) {

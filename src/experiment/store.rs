@@ -19,6 +19,8 @@ use std::sync::Mutex;
 pub const RESULTS: &str = "results.jsonl";
 /// The manifest's name.
 pub const MANIFEST: &str = "experiment.json";
+/// The lock file a run holds while it writes its folder.
+pub const LOCK: &str = ".lock";
 
 /// What `OUT/experiment.json` records about the run that writes `OUT`.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -87,18 +89,47 @@ pub struct DoneUnit {
 /// The finished units of a results file, by (cell, split id).
 pub type Done = HashMap<(usize, usize), DoneUnit>;
 
-/// An open results file that units are appended to.
+/// An open results file that units are appended to, and the folder's lock (released when
+/// the store is dropped).
 pub struct Store {
     path: PathBuf,
     file: Mutex<std::fs::File>,
+    _lock: std::fs::File,
+}
+
+/// Takes the exclusive lock of `out` (created if missing), or says which run holds it.
+/// An advisory `flock`: it covers every process that writes through [`open`], on this host
+/// and, on a network filesystem that supports locks (NFSv4, Lustre, GPFS), on others.
+fn lock(out: &Path) -> Result<std::fs::File> {
+    std::fs::create_dir_all(out).map_err(|e| GlassboxError::io(out, e))?;
+    let path = out.join(LOCK);
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .map_err(|e| GlassboxError::io(&path, e))?;
+    match file.try_lock() {
+        Ok(()) => Ok(file),
+        Err(std::fs::TryLockError::WouldBlock) => Err(GlassboxError::Config(format!(
+            "{} is being written by another glassbox run (it holds the lock {}): wait for \
+             that run to end or stop it, then run again",
+            out.display(),
+            path.display()
+        ))),
+        Err(std::fs::TryLockError::Error(e)) => Err(GlassboxError::io(&path, e)),
+    }
 }
 
 /// Prepares `out` for a run with `manifest`: a fresh folder, or (same config and shard) the
 /// finished units of an earlier run to skip. `force` removes earlier results first. Refuses
-/// results of another config or shard, and results without a manifest.
+/// results of another config or shard, and results without a manifest, and a folder that
+/// another run is writing (see the module comment).
 pub fn open(out: &Path, manifest: &Manifest, force: bool) -> Result<(Store, Done)> {
     let results = out.join(RESULTS);
     let manifest_path = out.join(MANIFEST);
+    // Before anything is read, removed or repaired: another run may be appending.
+    let lock = lock(out)?;
     if force {
         for f in [&results, &manifest_path, &out.join("nested.json")] {
             if f.exists() {
@@ -156,6 +187,7 @@ pub fn open(out: &Path, manifest: &Manifest, force: bool) -> Result<(Store, Done
         Store {
             path: results,
             file: Mutex::new(file),
+            _lock: lock,
         },
         done,
     ))
@@ -392,7 +424,8 @@ pub fn merge(out: &Path, dirs: &[PathBuf], force: bool) -> Result<Manifest> {
             out.display()
         )));
     }
-    std::fs::create_dir_all(out).map_err(|e| GlassboxError::io(out, e))?;
+    // (creates `out`) A run or another merge writing `out` is refused.
+    let _lock = lock(out)?;
     for d in dirs {
         copy_tree(&d.join("models"), &out.join("models"))?;
     }
@@ -426,6 +459,42 @@ fn copy_tree(from: &Path, to: &Path) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn manifest() -> Manifest {
+        Manifest {
+            config: "grid.toml".into(),
+            config_fingerprint: "f".into(),
+            shard: Some("1/2".into()),
+            cells: 1,
+            splits: 1,
+            units: 1,
+            shard_units: 1,
+            protocol: super::super::grid::Protocol::Holdout,
+            axes: Vec::new(),
+            blocks: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn a_second_run_into_a_folder_being_written_is_refused_until_the_first_ends() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("shard-1");
+        let (first, _) = open(&out, &manifest(), false).unwrap();
+        first.append_unit(&[line(0, 0, 0, 1)]).unwrap();
+        // (flock: a second open file description conflicts even in the same process)
+        for force in [false, true] {
+            let e = open(&out, &manifest(), force).err().unwrap().to_string();
+            assert!(e.contains("being written by another glassbox run"), "{e}");
+        }
+        // Refused without touching what the first run wrote.
+        assert_eq!(
+            std::fs::read_to_string(out.join(RESULTS)).unwrap(),
+            format!("{}\n", line(0, 0, 0, 1))
+        );
+        drop(first);
+        let (_, done) = open(&out, &manifest(), false).unwrap();
+        assert_eq!(done.len(), 1);
+    }
 
     fn line(cell: usize, split: usize, start: usize, n: usize) -> String {
         format!(
