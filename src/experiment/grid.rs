@@ -228,7 +228,10 @@ impl Experiment {
         let bad = |m: String| GlassboxError::Config(format!("{file}: {m}"));
         let mut doc: toml::Table =
             toml::from_str(text).map_err(|e| bad(one_line(&e.to_string())))?;
-        let had_engine_table = doc.contains_key("experiment");
+        // [cluster] says how `glassbox run --executor` runs the grid (src/cluster/config.rs
+        // reads it): not part of the experiment, nor of its fingerprint; like [experiment],
+        // it makes the run an engine run.
+        let had_engine_table = doc.contains_key("experiment") | doc.remove("cluster").is_some();
         let engine: EngineConfig = match doc.remove("experiment") {
             Some(v) => v.try_into().map_err(|e: toml::de::Error| {
                 bad(format!("[experiment]: {}", one_line(&e.to_string())))
