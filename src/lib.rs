@@ -9,7 +9,8 @@
 //! - `glassbox-formulations` (`formulations/`), re-exported as [`formulations`]: one module
 //!   per learning problem. A formulation knows nothing about a particular solver.
 //! - this crate (`src/`): what sees everything: the registries ([`registry`]), the experiment
-//!   engine ([`experiment`]), the comparison of solvers on its results ([`compare`]), plots of
+//!   engine ([`experiment`]), grids as shards in separate processes, on SLURM or locally
+//!   ([`cluster`], unix), the comparison of solvers on its results ([`compare`]), plots of
 //!   results, and the CLI ([`cli`]).
 //!
 //! Dependencies point inward, and the crate boundaries make the compiler check it:
@@ -17,6 +18,8 @@
 
 pub mod allocator;
 pub mod cli;
+#[cfg(unix)]
+pub mod cluster;
 pub mod compare;
 pub mod conformance;
 pub mod experiment;
