@@ -101,7 +101,7 @@ pub fn run(
         st.shards.iter().filter(|s| s.done < s.of).collect();
     let mut text = String::new();
     if unfinished.is_empty() {
-        let ending = task::run(&layout.root, task::TaskKind::Merge)?;
+        let ending = task::merge(&layout.root)?;
         text.push_str(&ending.message);
         return Ok(LocalOutcome {
             text,

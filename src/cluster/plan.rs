@@ -25,7 +25,7 @@
 use super::sizing;
 use crate::experiment::engine;
 use crate::experiment::grid::Experiment;
-use crate::experiment::units::{self, EngineData};
+use crate::experiment::EngineData;
 use crate::model::write_atomically;
 use crate::{GlassboxError, Result};
 use serde::{Deserialize, Serialize};
@@ -215,11 +215,11 @@ pub fn chain_lengths(exp: &Experiment) -> Result<Vec<usize>> {
         let Some(cell) = cells.first() else {
             continue;
         };
-        let regression = units::of(&cell.config.formulation).regression();
+        let regression = cell.config.formulation.regression();
         let data = EngineData::load(&cell.config, regression)?;
         for c in &cells {
-            let unit = units::of(&c.config.formulation);
-            if unit.regression() != regression {
+            let formulation = &c.config.formulation;
+            if formulation.regression() != regression {
                 return Err(GlassboxError::Config(format!(
                     "{}: grid cell {} has another task (classification / regression) than the \
                      first cell of its data set: one task per run",
@@ -227,7 +227,7 @@ pub fn chain_lengths(exp: &Experiment) -> Result<Vec<usize>> {
                     exp.describe(c)
                 )));
             }
-            unit.check(&c.config, &data).map_err(|e| {
+            formulation.check(&c.config, &data).map_err(|e| {
                 GlassboxError::Config(format!(
                     "{}: grid cell {}: {e}",
                     exp.file.display(),
@@ -235,8 +235,7 @@ pub fn chain_lengths(exp: &Experiment) -> Result<Vec<usize>> {
                 ))
             })?;
         }
-        let splits =
-            engine::plan_splits(exp, data.n_samples(), data.labels(), data.fixed_train)?.len();
+        let splits = engine::plan_splits(exp, &data)?.len();
         if n_splits.is_some_and(|n| n != splits) {
             return Err(GlassboxError::Config(format!(
                 "{}: the data sets give different numbers of splits",

@@ -16,6 +16,7 @@ use super::plan::{self, now, Executor, Layout, Plan, Submission};
 use super::status::{self, ShardState};
 use super::{local, sbatch, sizing, slurm, task};
 use crate::experiment::grid::Experiment;
+use crate::registry::Registry;
 use crate::{GlassboxError, Result};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
@@ -39,6 +40,9 @@ pub struct Request {
     pub force: bool,
     /// Set by a signal handler (local executor): stop the processes cleanly.
     pub stop: Arc<AtomicBool>,
+    /// The formulations and backends the config is read with (the tasks run this program's
+    /// binary, or `[cluster] binary`, which must know the same ones).
+    pub registry: Arc<Registry>,
 }
 
 /// What the command did, to print.
@@ -51,7 +55,7 @@ pub struct Report {
 
 /// Plans or resumes the run, then submits or runs what is missing (see the module comment).
 pub fn run(request: &Request) -> Result<Report> {
-    let exp = Experiment::load(&request.config)?;
+    let exp = Experiment::load_with(&request.config, request.registry.clone())?;
     let cluster = ClusterConfig::load(&request.config, &request.overrides)?;
     let out = std::path::absolute(&request.out).map_err(|e| GlassboxError::io(&request.out, e))?;
     let layout = Layout::new(&out);
@@ -100,7 +104,7 @@ pub fn run(request: &Request) -> Result<Report> {
                 success: true,
             });
         }
-        let ending = task::run(&out, task::TaskKind::Merge)?;
+        let ending = task::merge(&out)?;
         text.push_str(&ending.message);
         return Ok(Report {
             success: ending.exit_code() == 0,

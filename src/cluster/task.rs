@@ -29,6 +29,7 @@ use super::records::{self, Event, Outcome};
 use crate::experiment::engine::{self, Ending, RunOptions};
 use crate::experiment::grid::Experiment;
 use crate::experiment::store;
+use crate::registry::Registry;
 use crate::{GlassboxError, Result};
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -66,8 +67,9 @@ impl TaskEnding {
 
 /// Runs the task `kind` of the sharded run in `dir` (see the module comment). Errors before
 /// the attempt is recorded (no plan, a bad shard number) are returned; errors of the run are
-/// recorded and returned as a `failed` ending.
-pub fn run(dir: &Path, kind: TaskKind) -> Result<TaskEnding> {
+/// recorded and returned as a `failed` ending. The config is read with `registry`'s
+/// formulations and backends (the submitting program's: its binary runs the tasks).
+pub fn run(dir: &Path, kind: TaskKind, registry: Arc<Registry>) -> Result<TaskEnding> {
     let layout = Layout::new(dir);
     let plan = Plan::read(&layout)?;
     match kind {
@@ -79,10 +81,18 @@ pub fn run(dir: &Path, kind: TaskKind) -> Result<TaskEnding> {
                     plan.shards
                 )));
             }
-            run_shard(&layout, &plan, i)
+            run_shard(&layout, &plan, i, registry)
         }
         TaskKind::Merge => run_merge(&layout, &plan),
     }
+}
+
+/// The merge task of the sharded run in `dir` ([`run`] with [`TaskKind::Merge`], which reads
+/// no config).
+pub fn merge(dir: &Path) -> Result<TaskEnding> {
+    let layout = Layout::new(dir);
+    let plan = Plan::read(&layout)?;
+    run_merge(&layout, &plan)
 }
 
 /// The signal flags of a task: `stop` for SIGTERM / SIGINT / SIGUSR1, `time_up` for SIGUSR1.
@@ -143,8 +153,8 @@ fn start_event(done_units: usize) -> Event {
 }
 
 /// Loads the planned config and checks that it is still the one planned.
-fn load_config(plan: &Plan) -> Result<Experiment> {
-    let exp = Experiment::load(&plan.config)?;
+fn load_config(plan: &Plan, registry: Arc<Registry>) -> Result<Experiment> {
+    let exp = Experiment::load_with(&plan.config, registry)?;
     if exp.fingerprint != plan.config_fingerprint {
         return Err(GlassboxError::Config(format!(
             "{} changed since this run was planned (fingerprint {}, planned {}): its results \
@@ -158,7 +168,7 @@ fn load_config(plan: &Plan) -> Result<Experiment> {
     Ok(exp)
 }
 
-fn run_shard(layout: &Layout, plan: &Plan, i: usize) -> Result<TaskEnding> {
+fn run_shard(layout: &Layout, plan: &Plan, i: usize, registry: Arc<Registry>) -> Result<TaskEnding> {
     let out = layout.shard(i);
     let records_path = layout.records(i);
     let done_before = records::progress(&out.join(store::RESULTS))?.done_units;
@@ -171,7 +181,7 @@ fn run_shard(layout: &Layout, plan: &Plan, i: usize) -> Result<TaskEnding> {
         plan.shard_units[i - 1]
     );
     let signals = install_signals()?;
-    let result = load_config(plan).and_then(|exp| {
+    let result = load_config(plan, registry).and_then(|exp| {
         engine::run(
             &exp,
             &RunOptions {
