@@ -54,12 +54,56 @@ enum Command {
         /// Run this many chains of cells at once (threads; default 1). IPOPT and CBC solve
         /// one problem at a time per process (their libraries are not reentrant): with them,
         /// the lines record the wait as lock_wait_seconds; use shards in separate processes to
-        /// solve in parallel.
+        /// solve in parallel. With --executor local: the shard processes run at once.
         #[arg(long, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
         jobs: Option<usize>,
         /// Run one shard i/n of the cells (chains dealt by index modulo n), e.g. 2/4.
-        #[arg(long)]
+        #[arg(long, conflicts_with = "executor")]
         shard: Option<experiment::engine::Shard>,
+        /// Run the grid as shards in separate processes: `slurm` submits a job array (one
+        /// task per shard, each resuming from its last whole cell-split) and a merge job after
+        /// it, then returns; `local` runs the shards as --jobs processes here and merges them.
+        /// DIR then holds the shards, their logs and the merged results; `glassbox status DIR`
+        /// follows the run; running the same command again submits what is neither finished
+        /// nor queued. See the README section "Grids on a cluster".
+        #[cfg(unix)]
+        #[arg(long)]
+        executor: Option<crate::cluster::Executor>,
+        /// With --executor: the number of shards (at most one per chain of cells; default:
+        /// [cluster] shards, or sized from [cluster] seconds_per_cell and time; local: --jobs).
+        #[cfg(unix)]
+        #[arg(long, requires = "executor", value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
+        shards: Option<usize>,
+        /// With --executor: a [cluster] key of the config overridden, KEY=VALUE, e.g.
+        /// --cluster time=02:00:00 --cluster partition=short --cluster 'sbatch=["--qos=long"]'
+        /// (keys: shards, time, cpus, memory, partition, account, max_running, job_name, sbatch,
+        /// setup, binary, stop_before_limit, seconds_per_cell, merge_time).
+        #[cfg(unix)]
+        #[arg(long = "cluster", value_name = "KEY=VALUE", requires = "executor")]
+        cluster: Vec<String>,
+    },
+    /// How far a run is: for a folder of `glassbox run --executor`, each shard's cell-splits
+    /// done out of its total, its state (finished, running, pending, stopped, failed: with
+    /// the end of its log), the merge and the estimated time left; for an engine run's
+    /// folder, its cell-splits done. Works while the run runs and after.
+    #[cfg(unix)]
+    Status {
+        /// The run's output folder.
+        dir: PathBuf,
+    },
+    /// What each task of `glassbox run --executor` runs: one shard of the run planned in
+    /// DIR (resuming from its last whole cell-split; SIGTERM stops it cleanly, SIGUSR1 stops
+    /// it and requeues its SLURM job), or the merge of every shard into DIR.
+    #[cfg(unix)]
+    Task {
+        /// The run's output folder (holding cluster.json).
+        dir: PathBuf,
+        /// The shard to run (SLURM array tasks pass $SLURM_ARRAY_TASK_ID).
+        #[arg(long, required_unless_present = "merge", conflicts_with = "merge")]
+        shard: Option<usize>,
+        /// Merge the finished shards into DIR.
+        #[arg(long)]
+        merge: bool,
     },
     /// Join the output folders of the shards of one config (`glassbox run --shard i/n`)
     /// into OUT: checks they ran the same config and together hold every cell once; results
@@ -224,12 +268,35 @@ pub fn main_with(registry: Registry) {
 
 fn dispatch(command: Command, registry: Arc<Registry>) -> Result<()> {
     match command {
+        #[cfg(unix)]
+        Command::Run {
+            config,
+            out,
+            force,
+            jobs,
+            // (clap: --shard conflicts with --executor)
+            shard: _,
+            executor: Some(executor),
+            shards,
+            cluster,
+        } => run_sharded(crate::cluster::submit::Request {
+            out: out.unwrap_or_else(|| default_out(&config)),
+            config,
+            executor,
+            shards,
+            jobs,
+            overrides: cluster,
+            force,
+            stop: stop_on_signals()?,
+            registry,
+        }),
         Command::Run {
             config,
             out,
             force,
             jobs,
             shard,
+            ..
         } => {
             let grid = experiment::grid::Experiment::load_with(&config, registry.clone())?;
             if grid.uses_engine || jobs.is_some() || shard.is_some() {
@@ -239,6 +306,26 @@ fn dispatch(command: Command, registry: Arc<Registry>) -> Result<()> {
             }
         }
         Command::Merge { out, dirs, force } => merge(&out, &dirs, force),
+        #[cfg(unix)]
+        Command::Status { dir } => {
+            print!("{}", status(&dir)?);
+            Ok(())
+        }
+        #[cfg(unix)]
+        Command::Task { dir, shard, merge } => {
+            use crate::cluster::task::{self, TaskKind};
+            // (clap: exactly one of --shard and --merge)
+            let kind = match (shard, merge) {
+                (Some(i), _) => TaskKind::Shard(i),
+                (None, _) => TaskKind::Merge,
+            };
+            let ending = task::run(&dir, kind, registry)?;
+            println!("{}", ending.message.trim_end());
+            match ending.exit_code() {
+                0 => Ok(()),
+                code => std::process::exit(code),
+            }
+        }
         Command::Predict {
             model,
             data,
@@ -432,20 +519,8 @@ fn run_engine(
     shard: Option<experiment::engine::Shard>,
 ) -> Result<()> {
     use experiment::engine::{self, Ending};
-    use std::sync::atomic::AtomicBool;
-    use std::sync::Arc;
     let out = out.unwrap_or_else(|| default_out(&grid.file));
-    // The first SIGINT / SIGTERM asks the run to stop after the running solves; a second
-    // one exits at once (a unit being written may then be left unfinished: resume drops it).
-    let stop = Arc::new(AtomicBool::new(false));
-    for (signal, code) in [
-        (signal_hook::consts::SIGINT, 130),
-        (signal_hook::consts::SIGTERM, 143),
-    ] {
-        signal_hook::flag::register_conditional_shutdown(signal, code, stop.clone())
-            .and_then(|_| signal_hook::flag::register(signal, stop.clone()))
-            .context("installing the signal handlers")?;
-    }
+    let stop = stop_on_signals()?;
     let progress = std::io::stderr().is_terminal()
         && !std::env::var("CI").is_ok_and(|v| v == "true" || v == "1");
     let options = engine::RunOptions {
@@ -491,6 +566,53 @@ fn run_engine(
             outcome.results_path.display()
         ),
     }
+}
+
+/// The stop flag of a run: the first SIGINT / SIGTERM sets it (the run stops after the
+/// running solves); a second one exits at once (a unit being written may then be left
+/// unfinished: resume drops it).
+fn stop_on_signals() -> Result<Arc<std::sync::atomic::AtomicBool>> {
+    let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    for (signal, code) in [
+        (signal_hook::consts::SIGINT, 130),
+        (signal_hook::consts::SIGTERM, 143),
+    ] {
+        signal_hook::flag::register_conditional_shutdown(signal, code, stop.clone())
+            .and_then(|_| signal_hook::flag::register(signal, stop.clone()))
+            .context("installing the signal handlers")?;
+    }
+    Ok(stop)
+}
+
+/// `glassbox run --executor`: plans or resumes the sharded run, submits or runs its shards.
+#[cfg(unix)]
+fn run_sharded(request: crate::cluster::submit::Request) -> Result<()> {
+    let report = crate::cluster::submit::run(&request)?;
+    print!("{}", report.text);
+    if !report.success {
+        bail!(
+            "not every shard finished: `glassbox status {}` says why; run the same command again to go on",
+            request.out.display()
+        );
+    }
+    Ok(())
+}
+
+/// `glassbox status DIR`: a sharded run's, or an engine run's.
+#[cfg(unix)]
+fn status(dir: &Path) -> Result<String> {
+    use crate::cluster::{plan::Layout, status};
+    if Layout::new(dir).plan().exists() {
+        return Ok(status::read(dir)?.render(20));
+    }
+    if dir.join(experiment::store::MANIFEST).exists() {
+        return Ok(status::engine_folder(dir)?);
+    }
+    bail!(
+        "{}: neither a run of `glassbox run --executor` (no cluster.json) nor of `glassbox run` \
+         (no experiment.json)",
+        dir.display()
+    )
 }
 
 /// `glassbox merge OUT DIR...`.
