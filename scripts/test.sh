@@ -3,6 +3,9 @@
 # (unit, derivative checks, the solver conformance suites, end-to-end runs on ../shared data),
 # then the `torch` backend's: scripts/with-torch.sh installs libtorch (the PyPI `torch` wheel,
 # about 4.7 GB) into .venv-torch the first time. GLASSBOX_SKIP_TORCH=1 skips that part.
+# tests/slurm.rs starts a one-node SLURM on this machine (scripts/slurm-cluster.sh: as root, it
+# installs Debian's slurm-wlm and munge when missing) and runs the SLURM executor on it; where
+# SLURM cannot be started, those tests print why and pass (GLASSBOX_REQUIRE_SLURM=1: fail).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh

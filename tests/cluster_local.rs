@@ -1,0 +1,405 @@
+//! The local executor (`glassbox run --executor local --jobs N`), which runs the shards of a
+//! sharded run as processes here exactly as SLURM array tasks run them: merged results equal
+//! to an unsharded run's apart from the timings, `glassbox status` during and after, an
+//! interrupted run (SIGINT to the executor, passed on to its processes) resumed by the same
+//! command without a cell-split solved twice, and the errors of a plan that does not fit.
+//! (tests/slurm.rs runs the same shards on a real SLURM.)
+
+use glassbox::cluster::plan::{Layout, Plan};
+use glassbox::cluster::records::{self, Outcome};
+use serde_json::Value;
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+fn glassbox(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_glassbox"))
+        .args(args)
+        .env("CI", "true")
+        .output()
+        .unwrap()
+}
+
+fn dataset(name: &str) -> String {
+    format!(
+        "{}/../shared/datasets/{name}.csv",
+        env!("CARGO_MANIFEST_DIR")
+    )
+}
+
+/// 2 data sets x (S-ORCT depth 2, 2 lambda_G values + CART depth 1 and 2) x 2 splits: 16
+/// cell-splits, each its own chain.
+fn small_grid(dir: &Path) -> PathBuf {
+    let text = format!(
+        r#"
+[data]
+path = ["{}", "{}"]
+[split]
+test_fraction = 0.25
+repeats = 2
+seed = 3
+[[formulation]]
+name = "sorct"
+depth = 2
+lambda_global_log2 = [-1000.0, -3.0]
+[[formulation]]
+name = "cart"
+depth = [1, 2]
+[solver]
+name = "ipopt"
+time_limit = 30.0
+[multistart]
+starts = 2
+seed = 5
+[experiment]
+save_models = true
+"#,
+        dataset("iris"),
+        dataset("wine")
+    );
+    let path = dir.join("grid.toml");
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+fn lines(path: &Path) -> Vec<Value> {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+/// The state column of `glassbox status`'s table, shard by shard.
+fn states(status: &str) -> Vec<String> {
+    status
+        .lines()
+        .filter_map(|l| {
+            let f: Vec<&str> = l.split_whitespace().collect();
+            (f.len() >= 3 && f[0].parse::<usize>().is_ok()).then(|| f[2].to_string())
+        })
+        .collect()
+}
+
+fn untimed(mut v: Value) -> Value {
+    for k in ["solve_seconds", "backend_seconds", "lock_wait_seconds"] {
+        v.as_object_mut().unwrap().remove(k);
+    }
+    v
+}
+
+fn ok(out: &Output) -> String {
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    stdout
+}
+
+#[test]
+fn local_processes_run_the_shards_and_merge_to_the_unsharded_run() {
+    let tmp = tempfile::tempdir().unwrap();
+    let config = small_grid(tmp.path());
+    let cfg = config.to_str().unwrap();
+    let dir = tmp.path().join("sharded");
+    let d = dir.to_str().unwrap();
+    let stdout = ok(&glassbox(&[
+        "run",
+        cfg,
+        "--out",
+        d,
+        "--executor",
+        "local",
+        "--jobs",
+        "2",
+        "--shards",
+        "4",
+    ]));
+    assert!(
+        stdout.contains("4 shards of 4 cell-splits (16 in all)"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("merged 4 shards: 16 cell-splits"),
+        "{stdout}"
+    );
+
+    let whole = tmp.path().join("whole");
+    ok(&glassbox(&["run", cfg, "--out", whole.to_str().unwrap()]));
+    let merged: Vec<Value> = lines(&dir.join("results.jsonl"))
+        .into_iter()
+        .map(untimed)
+        .collect();
+    let unsharded: Vec<Value> = lines(&whole.join("results.jsonl"))
+        .into_iter()
+        .map(untimed)
+        .collect();
+    assert_eq!(merged.len(), 2 * 2 * 2 * 2 + 2 * 2 * 2);
+    assert_eq!(merged, unsharded);
+    // The models of every shard are merged too.
+    assert_eq!(
+        std::fs::read_dir(dir.join("models")).unwrap().count(),
+        std::fs::read_dir(whole.join("models")).unwrap().count()
+    );
+
+    let status = ok(&glassbox(&["status", d]));
+    assert_eq!(states(&status), vec!["finished"; 4], "{status}");
+    assert!(
+        status.contains("all shards: 16/16 cell-splits (100.0%)"),
+        "{status}"
+    );
+    assert!(status.contains("merge: done"), "{status}");
+    // The run's own folder reads as an engine run too.
+    let shard = ok(&glassbox(&["status", &format!("{d}/shards/3")]));
+    assert!(
+        shard.contains("shard 3/4): 4/4 cell-splits (100.0%)"),
+        "{shard}"
+    );
+
+    // Again: nothing to do.
+    let again = ok(&glassbox(&["run", cfg, "--out", d, "--executor", "local"]));
+    assert!(
+        again.contains("every shard is finished and merged"),
+        "{again}"
+    );
+}
+
+#[test]
+fn plans_that_do_not_fit_are_refused_with_the_reason() {
+    let tmp = tempfile::tempdir().unwrap();
+    let config = small_grid(tmp.path());
+    let cfg = config.to_str().unwrap();
+    let d = tmp.path().join("run");
+    let d = d.to_str().unwrap();
+    let err = |args: &[&str]| {
+        let out = glassbox(args);
+        assert!(!out.status.success(), "{args:?} succeeded");
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    let e = err(&[
+        "run",
+        cfg,
+        "--out",
+        d,
+        "--executor",
+        "local",
+        "--shards",
+        "17",
+    ]);
+    assert!(
+        e.contains("17 shards for 16 chains") && e.contains("at most --shards 16"),
+        "{e}"
+    );
+    let e = err(&["run", cfg, "--out", d, "--executor", "slurm"]);
+    assert!(e.contains("how many shards? give --shards N"), "{e}");
+    let e = err(&[
+        "run",
+        cfg,
+        "--out",
+        d,
+        "--executor",
+        "slurm",
+        "--shards",
+        "2",
+        "--jobs",
+        "2",
+    ]);
+    assert!(e.contains("--jobs counts local processes"), "{e}");
+    let e = err(&["run", cfg, "--out", d, "--shards", "2"]);
+    assert!(e.contains("--executor"), "{e}");
+    let e = err(&[
+        "run",
+        cfg,
+        "--out",
+        d,
+        "--executor",
+        "local",
+        "--cluster",
+        "timee=1",
+    ]);
+    assert!(e.contains("unknown field `timee`"), "{e}");
+
+    // A plan of 2 shards in the folder: another count, or another config, is refused.
+    ok(&glassbox(&[
+        "run",
+        cfg,
+        "--out",
+        d,
+        "--executor",
+        "local",
+        "--jobs",
+        "2",
+    ]));
+    let e = err(&[
+        "run",
+        cfg,
+        "--out",
+        d,
+        "--executor",
+        "local",
+        "--shards",
+        "4",
+    ]);
+    assert!(e.contains("was planned in 2 shards"), "{e}");
+    let other = tmp.path().join("other.toml");
+    std::fs::write(
+        &other,
+        std::fs::read_to_string(&config)
+            .unwrap()
+            .replace("seed = 5", "seed = 6"),
+    )
+    .unwrap();
+    let e = err(&[
+        "run",
+        other.to_str().unwrap(),
+        "--out",
+        d,
+        "--executor",
+        "local",
+    ]);
+    assert!(e.contains("holds a sharded run of another config"), "{e}");
+    // --force starts over.
+    let stdout = ok(&glassbox(&[
+        "run",
+        cfg,
+        "--out",
+        d,
+        "--executor",
+        "local",
+        "--shards",
+        "4",
+        "--force",
+    ]));
+    assert!(stdout.contains("merged 4 shards"), "{stdout}");
+}
+
+/// 1 data set x S-ORCT depth 2 x 4 lambda_G values x 2 splits x 3 starts: 8 slower
+/// cell-splits.
+fn slow_grid(dir: &Path) -> PathBuf {
+    let text = format!(
+        r#"
+[data]
+path = "{}"
+[split]
+test_fraction = 0.25
+repeats = 2
+seed = 3
+[formulation]
+name = "sorct"
+depth = 2
+lambda_global_log2 = [-1000.0, -6.0, -4.0, -2.0]
+[solver]
+name = "ipopt"
+time_limit = 30.0
+[multistart]
+starts = 3
+seed = 5
+[experiment]
+"#,
+        dataset("wine")
+    );
+    let path = dir.join("slow.toml");
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+#[test]
+fn an_interrupted_local_run_resumes_without_solving_anything_twice() {
+    let tmp = tempfile::tempdir().unwrap();
+    let config = slow_grid(tmp.path());
+    let cfg = config.to_str().unwrap();
+    let dir = tmp.path().join("run");
+    let d = dir.to_str().unwrap();
+    let child = Command::new(env!("CARGO_BIN_EXE_glassbox"))
+        .args(["run", cfg, "--out", d, "--executor", "local", "--jobs", "2"])
+        .env("CI", "true")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Interrupt once both shards have a finished cell-split, and while `status` sees them run.
+    let layout = Layout::new(&dir);
+    let started = Instant::now();
+    loop {
+        let done: Vec<usize> = [1, 2]
+            .iter()
+            .map(|&i| {
+                records::progress(&layout.shard(i).join("results.jsonl"))
+                    .unwrap()
+                    .done_units
+            })
+            .collect();
+        assert!(
+            done.iter().all(|&d| d < 4),
+            "a shard finished before the interruption"
+        );
+        if done.iter().all(|&d| d >= 1) {
+            break;
+        }
+        assert!(started.elapsed() < Duration::from_secs(300), "no progress");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let status = ok(&glassbox(&["status", d]));
+    assert_eq!(states(&status), vec!["running"; 2], "{status}");
+    assert!(status.contains("time left about"), "{status}");
+    let kill = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(kill.success());
+    let out = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        !out.status.success(),
+        "an interrupted run must fail: {stdout}"
+    );
+    assert!(stdout.contains("interrupted"), "{stdout}");
+    for i in [1, 2] {
+        let a = records::attempts(&records::read(&layout.records(i)).unwrap());
+        assert_eq!(
+            a.last().unwrap().outcome(),
+            Some(Outcome::Interrupted),
+            "{a:?}"
+        );
+    }
+    let kept: Vec<Value> = [1, 2]
+        .iter()
+        .flat_map(|&i| lines(&layout.shard(i).join("results.jsonl")))
+        .collect();
+    let status = ok(&glassbox(&["status", d]));
+    assert_eq!(states(&status), vec!["stopped"; 2], "{status}");
+    assert!(status.contains("to go on: glassbox run"), "{status}");
+
+    let stdout = ok(&glassbox(&[
+        "run",
+        cfg,
+        "--out",
+        d,
+        "--executor",
+        "local",
+        "--jobs",
+        "2",
+    ]));
+    assert!(
+        stdout.contains("going on with its plan: 2 shards"),
+        "{stdout}"
+    );
+    let all = lines(&dir.join("results.jsonl"));
+    assert_eq!(all.len(), 8 * 3);
+    let fingerprints: BTreeSet<&str> = all
+        .iter()
+        .map(|l| l["fingerprint"].as_str().unwrap())
+        .collect();
+    assert_eq!(fingerprints.len(), all.len());
+    for l in &kept {
+        assert!(
+            all.contains(l),
+            "a line written before the interruption changed: {l}"
+        );
+    }
+    let plan = Plan::read(&layout).unwrap();
+    assert_eq!(plan.submissions.len(), 2);
+}
