@@ -184,9 +184,12 @@ fn plan_or_resume(
     layout: &Layout,
 ) -> Result<(Plan, String)> {
     let out = &layout.root;
-    let binary = match &cluster.binary {
-        Some(b) => std::path::absolute(b).map_err(|e| GlassboxError::io(b, e))?,
-        None => std::env::current_exe()
+    // [cluster] binary is the one the nodes run; local processes run this one.
+    let binary = match (&cluster.binary, request.executor) {
+        (Some(b), Executor::Slurm) => {
+            std::path::absolute(b).map_err(|e| GlassboxError::io(b, e))?
+        }
+        _ => std::env::current_exe()
             .map_err(|e| GlassboxError::Config(format!("finding the glassbox binary: {e}")))?,
     };
     if request.executor == Executor::Slurm && cluster.binary.is_some() && !binary.is_file() {
