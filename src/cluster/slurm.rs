@@ -32,6 +32,20 @@ fn client(program: &str, args: &[String]) -> Result<String> {
     Ok(String::from_utf8_lossy(&output.stdout).into_owned())
 }
 
+/// Checks that SLURM's clients are on PATH, before anything is written for a submission.
+pub fn check_clients() -> Result<()> {
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    for program in ["sbatch", "squeue"] {
+        if !std::env::split_paths(&path).any(|d| d.join(program).is_file()) {
+            return Err(GlassboxError::Config(format!(
+                "`{program}` is not on PATH: the SLURM executor runs where SLURM's clients are \
+                 (a login node); without SLURM use --executor local"
+            )));
+        }
+    }
+    Ok(())
+}
+
 /// Submits `script` with `options` (`sbatch --parsable OPTIONS SCRIPT`); the job id.
 pub fn sbatch(options: &[String], script: &Path) -> Result<String> {
     let mut args = vec!["--parsable".to_string()];

@@ -229,6 +229,9 @@ fn plan_or_resume(
         plan.executor = request.executor;
         plan.threads = threads;
         plan.binary = binary;
+        if request.executor == Executor::Slurm {
+            slurm::check_clients()?;
+        }
         plan.write(layout)?;
         let text = format!(
             "{}: going on with its plan: {} shards of {}\n",
@@ -272,6 +275,10 @@ fn plan_or_resume(
         },
     };
     let plan = plan::new_plan(exp, request.executor, shards, threads, binary, &chains)?;
+    // Nothing is written for a submission that cannot be made.
+    if request.executor == Executor::Slurm {
+        slurm::check_clients()?;
+    }
     plan.write(layout)?;
     let text = format!(
         "{}: {}\n",
