@@ -11,6 +11,8 @@
 //!   itself; running the same `glassbox run --executor slurm` again submits task 1 only (task
 //!   2 is queued). In the end every cell-split is there once (no fingerprint twice), the lines
 //!   written before the interruptions are kept as they were, and the attempts are recorded.
+//! - A task killed by SIGKILL (no clean stop, no record of its end) is reported as killed;
+//!   resubmitted, it resumes and the results are complete, each solve once.
 //! - A task that fails (its shard's model folder is a file, so its first cell-split errors):
 //!   `glassbox status` reports it with its error and the end of its log, the other tasks
 //!   finish, the merge job reports the unfinished shard; once the cause is removed, the same
@@ -531,4 +533,69 @@ fn a_failing_task_is_reported_with_its_log_and_the_others_finish() {
     let status = cluster.status(&dir);
     assert!(status.contains("merge: done"), "{status}");
     assert_eq!(lines(&dir.join("results.jsonl")).len(), 32);
+}
+
+#[test]
+fn a_task_killed_without_warning_is_reported_and_its_resubmission_resumes() {
+    let Some(cluster) =
+        cluster("a_task_killed_without_warning_is_reported_and_its_resubmission_resumes")
+    else {
+        return;
+    };
+    let _turn = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
+    let tmp = tempfile::tempdir().unwrap();
+    let config = slow_grid(tmp.path());
+    let dir = tmp.path().join("run");
+    cluster.submit(&config, &dir, &["--shards", "2"]);
+    // SIGKILL to the task's glassbox, as the out-of-memory killer deals it (`scancel
+    // --signal=KILL` would end the job SLURM's way, SIGTERM first): no clean stop, no record
+    // of the end, possibly a unit half-written.
+    let before = wait_mid_run(&dir, 1, 4);
+    let attempts = records::attempts(&records::read(&Layout::new(&dir).records(1)).unwrap());
+    let Event::Start { pid, .. } = attempts[0].start else {
+        panic!("{attempts:?}")
+    };
+    let out = Command::new("kill")
+        .args(["-KILL", &pid.to_string()])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    cluster.wait_for_jobs(&dir, Duration::from_secs(300));
+    let status = cluster.status(&dir);
+    assert_eq!(states(&status), vec!["FAILED", "finished"], "{status}");
+    assert!(
+        status.contains("shard 1 failed: its last attempt ended without a record: killed"),
+        "{status}"
+    );
+    let kept = lines(&Layout::new(&dir).shard(1).join("results.jsonl"));
+    assert!(kept.len() >= before * 3);
+
+    let stdout = cluster.submit(&config, &dir, &[]);
+    assert!(stdout.contains("(shards 1 of 2)"), "{stdout}");
+    cluster.wait_for_jobs(&dir, Duration::from_secs(300));
+    let status = cluster.status(&dir);
+    assert!(status.contains("merge: done"), "{status}");
+    let all = lines(&dir.join("results.jsonl"));
+    assert_eq!(all.len(), 8 * 3);
+    let fingerprints: BTreeSet<&str> = all
+        .iter()
+        .map(|l| l["fingerprint"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        fingerprints.len(),
+        all.len(),
+        "a solve is in the results twice"
+    );
+    // Whole units written before the kill are kept as written.
+    let whole = kept.len() - kept.len() % 3;
+    for l in &kept[..whole] {
+        assert!(
+            all.contains(l),
+            "a line written before the kill changed: {l}"
+        );
+    }
 }
