@@ -68,6 +68,10 @@ pub enum Event {
         /// The error, or what to do.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         message: Option<String>,
+        /// CPU seconds (user + system) of the attempt's process: against its wall time, how
+        /// much of a core it had.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        cpu_seconds: Option<f64>,
     },
 }
 
@@ -217,6 +221,7 @@ mod tests {
             done_units: 3,
             solved_units: 3,
             message: None,
+            cpu_seconds: Some(4.5),
         };
         for e in [&start(1.0), &end, &start(9.0)] {
             append(&path, e).unwrap();

@@ -128,6 +128,20 @@ fn slurm_job() -> Option<String> {
     }
 }
 
+/// CPU seconds (user + system, every thread) this process has used.
+fn cpu_seconds() -> Option<f64> {
+    let mut usage = std::mem::MaybeUninit::<libc::rusage>::zeroed();
+    // SAFETY: getrusage writes the struct it is given (zeroed, so initialized either way).
+    let rc = unsafe { libc::getrusage(libc::RUSAGE_SELF, usage.as_mut_ptr()) };
+    if rc != 0 {
+        return None;
+    }
+    // SAFETY: zeroed above and filled by getrusage.
+    let u = unsafe { usage.assume_init() };
+    let seconds = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 * 1e-6;
+    Some(seconds(u.ru_utime) + seconds(u.ru_stime))
+}
+
 /// This host's name.
 pub fn host_name() -> String {
     std::fs::read_to_string("/proc/sys/kernel/hostname")
@@ -244,6 +258,7 @@ fn run_shard(layout: &Layout, plan: &Plan, i: usize, registry: Arc<Registry>) ->
             done_units: done,
             solved_units: solved,
             message: message.clone(),
+            cpu_seconds: cpu_seconds(),
         },
     )?;
     let mut text = format!(
@@ -332,6 +347,7 @@ fn run_merge(layout: &Layout, plan: &Plan) -> Result<TaskEnding> {
             done_units: 0,
             solved_units: 0,
             message,
+            cpu_seconds: cpu_seconds(),
         },
     )?;
     Ok(TaskEnding {
