@@ -182,7 +182,12 @@ fn load_config(plan: &Plan, registry: Arc<Registry>) -> Result<Experiment> {
     Ok(exp)
 }
 
-fn run_shard(layout: &Layout, plan: &Plan, i: usize, registry: Arc<Registry>) -> Result<TaskEnding> {
+fn run_shard(
+    layout: &Layout,
+    plan: &Plan,
+    i: usize,
+    registry: Arc<Registry>,
+) -> Result<TaskEnding> {
     let out = layout.shard(i);
     let records_path = layout.records(i);
     let done_before = records::progress(&out.join(store::RESULTS))?.done_units;
