@@ -108,7 +108,8 @@ start() {
   cp "$dir/munge/munged.pid" "$dir/munged.pid"
 
   local host ctld_port slurmd_port memory
-  host=$(hostname -s)
+  # slurmd registers under the short host name (`hostname` is not in every minimal image).
+  host=$(hostname -s 2>/dev/null || cut -d. -f1 /proc/sys/kernel/hostname)
   ctld_port=$(free_port 6817)
   slurmd_port=$(free_port $((ctld_port + 1)) "$ctld_port")
   # The node's memory in MB, less a margin, so that a job's --mem can be granted.

@@ -5,7 +5,8 @@
 # about 4.7 GB) into .venv-torch the first time. GLASSBOX_SKIP_TORCH=1 skips that part.
 # tests/slurm.rs starts a one-node SLURM on this machine (scripts/slurm-cluster.sh: as root, it
 # installs Debian's slurm-wlm and munge when missing) and runs the SLURM executor on it; where
-# SLURM cannot be started, those tests print why and pass (GLASSBOX_REQUIRE_SLURM=1: fail).
+# SLURM cannot be started, those tests print why and pass, except in CI (CI=true) or with
+# GLASSBOX_REQUIRE_SLURM=1, where they fail with the reason.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh

@@ -19,8 +19,9 @@
 //!   command again completes the run.
 //!
 //! Where SLURM cannot be started (not root, no package repository, no munge user), every test
-//! here prints why to stderr and passes without running; GLASSBOX_REQUIRE_SLURM=1 makes that a
-//! failure instead.
+//! here prints why to stderr and passes without running, except in CI (`CI=true`, as CI
+//! services set it) or with GLASSBOX_REQUIRE_SLURM=1: there it fails with the reason, so that
+//! CI cannot pass without having run them.
 
 use glassbox::cluster::plan::{Layout, Plan};
 use glassbox::cluster::records::{self, Event, Outcome};
@@ -65,14 +66,23 @@ fn start_cluster() -> Result<Cluster, String> {
     })
 }
 
+/// Whether a cluster that cannot start fails the tests: in CI, or when asked.
+fn slurm_required() -> bool {
+    let set = |k: &str| std::env::var(k).is_ok_and(|v| v == "1" || v == "true");
+    set("CI") || set("GLASSBOX_REQUIRE_SLURM")
+}
+
 /// The cluster, or `None` after saying why there is none (on the real stderr: the test
 /// harness shows a passing test's printed output only with --nocapture).
 fn cluster(test: &str) -> Option<&'static Cluster> {
     match CLUSTER.get_or_init(start_cluster) {
         Ok(c) => Some(c),
         Err(reason) => {
-            if std::env::var("GLASSBOX_REQUIRE_SLURM").is_ok_and(|v| v == "1") {
-                panic!("GLASSBOX_REQUIRE_SLURM=1 but SLURM could not be started: {reason}");
+            if slurm_required() {
+                panic!(
+                    "SLURM could not be started, and this run requires it (CI=true or \
+                     GLASSBOX_REQUIRE_SLURM=1): {reason}"
+                );
             }
             let _ = writeln!(
                 std::io::stderr(),
