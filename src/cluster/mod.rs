@@ -16,9 +16,11 @@
 //! - [`records`]: the attempts of each task, and progress read from a results file.
 //! - [`status`]: `glassbox status DIR`.
 //!
-//! Depends on the experiment engine's public surface only: the grid, `engine::{run,
-//! plan_splits, plan_chains, Shard, summary, nested_report}`, and the store's manifest, scan
-//! and merge. Unix only (signals, process groups).
+//! Depends on the experiment engine's public surface only: the grid (read with the caller's
+//! [`crate::registry::Registry`]), `engine::{run, plan_splits, plan_chains, Shard, summary,
+//! nested_report}`, the cells' [`crate::experiment::Formulation`] (`regression`, `check`) and
+//! [`crate::experiment::EngineData`], and the store's manifest, scan and merge. Unix only
+//! (signals, process groups).
 
 pub mod config;
 pub mod local;
