@@ -108,18 +108,36 @@ impl Cluster {
             .unwrap()
     }
 
-    /// The jobs of `ids` still in the queue (`squeue`), one per array task.
+    /// The jobs of `ids` still in the queue (`squeue`), one per array task. A failed `squeue`
+    /// (slurmctld busy on a loaded machine: "Socket timed out") is asked again, not read as an
+    /// empty queue, which could end a wait before the jobs have.
     fn queued(&self, ids: &[String]) -> Vec<String> {
-        let out = self
-            .command("squeue")
-            .args(["--noheader", "--array", "--format=%i %T"])
-            .arg(format!("--jobs={}", ids.join(",")))
-            .output()
-            .unwrap();
-        String::from_utf8_lossy(&out.stdout)
-            .lines()
-            .map(str::to_string)
-            .collect()
+        let mut tries = 0;
+        loop {
+            let out = self
+                .command("squeue")
+                .args(["--noheader", "--array", "--format=%i %T"])
+                .arg(format!("--jobs={}", ids.join(",")))
+                .output()
+                .unwrap();
+            if out.status.success() {
+                return String::from_utf8_lossy(&out.stdout)
+                    .lines()
+                    .map(str::to_string)
+                    .collect();
+            }
+            // Every job listed has left SLURM's memory (as src/cluster/slurm.rs reads it).
+            if String::from_utf8_lossy(&out.stderr).contains("Invalid job id") {
+                return Vec::new();
+            }
+            tries += 1;
+            assert!(
+                tries < 20,
+                "squeue failed {tries} times: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            std::thread::sleep(Duration::from_millis(500));
+        }
     }
 
     /// Waits until no job of the run in `dir` is queued.
