@@ -10,6 +10,7 @@
 //! (registries, experiment engine, CLI) sees them all.
 
 pub mod backend;
+mod columns;
 pub mod data;
 pub mod diagram;
 pub mod error;
