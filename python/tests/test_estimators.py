@@ -1,0 +1,226 @@
+"""The estimators as scikit-learn users use them: generated from the registry, fitted on
+numpy arrays and DataFrames (with categorical columns), cloned, pickled, grid-searched in
+parallel, warm-started, and failing with the errors scikit-learn users expect."""
+
+import pickle
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.base import clone
+from sklearn.model_selection import GridSearchCV, train_test_split
+
+import glassbox
+from glassbox import _native
+
+
+def test_every_registry_formulation_has_an_estimator():
+    registry = {f["name"] for f in glassbox.formulations()}
+    made = {cls._formulation["name"] for cls in glassbox.estimators().values()}
+    assert registry == made
+    # The names the issue asks for.
+    for name in [
+        "SORCTClassifier",
+        "L0TreeClassifier",
+        "SORRTRegressor",
+        "OCTClassifier",
+        "OCTHClassifier",
+        "LossTreeClassifier",
+        "ORSClassifier",
+        "OGRSClassifier",
+        "CARTClassifier",
+        "CARTRegressor",
+        "ForestClassifier",
+        "TAOClassifier",
+        "TMOClassifier",
+    ]:
+        assert name in glassbox.estimators(), name
+
+
+def test_a_new_registry_entry_needs_no_class():
+    # A formulation the STEMS table does not know gets a CamelCase class all the same.
+    entry = dict(glassbox.SORCTClassifier._formulation, name="my_new_tree")
+    probe = {"uses_solver": True, "regression": False, "decomposable": True}
+    cls = glassbox._estimators.make_estimator(entry, "classification", probe, glassbox.solvers())
+    assert cls.__name__ == "MyNewTreeClassifier"
+    assert set(cls().get_params()) >= {"depth", "gamma", "solver", "n_starts"}
+
+
+def test_parameters_are_the_registry_s_with_its_defaults():
+    params = glassbox.SORCTClassifier().get_params()
+    assert params["depth"] == 2 and params["gamma"] == 512
+    assert params["solver"] == "ipopt" and params["n_starts"] == 1
+    assert glassbox.OCTClassifier().get_params()["solver"] == "highs"
+    # A keyword and a collision get clear names; a learner's seed is random_state.
+    assert "lam" in glassbox.LogisticL1Classifier().get_params()
+    assert "formulation_warm_start" in glassbox.ORSClassifier().get_params()
+    forest = glassbox.ForestClassifier().get_params()
+    assert "seed" not in forest and forest["random_state"] == 1
+    assert "solver" not in glassbox.CARTClassifier().get_params()
+    assert glassbox.CARTRegressor().get_params()["criterion"] == "squared_error"
+
+
+def test_lists_what_the_cli_lists():
+    names = {s["name"] for s in glassbox.solvers()}
+    assert {"ipopt", "highs", "cbc", "lbfgs"} <= names
+    ipopt = next(s for s in glassbox.solvers() if s["name"] == "ipopt")
+    assert ipopt["problem_kind"] == "nlp" and ipopt["options"]
+    sorct = next(f for f in glassbox.formulations() if f["name"] == "sorct")
+    assert sorct["estimators"] == ["SORCTClassifier"]
+    assert any(p["name"] == "gamma" and p["default"] == "512" for p in sorct["parameters"])
+
+
+def test_fit_predict_numpy_and_pandas(iris):
+    X, y = iris
+    model = glassbox.SORCTClassifier(depth=2, n_starts=2).fit(X, y)
+    assert list(model.classes_) == sorted(y.unique())
+    assert list(model.feature_names_in_) == list(X.columns)
+    assert model.n_features_in_ == 4
+    assert model.score(X, y) > 0.9
+    proba = model.predict_proba(X)
+    assert proba.shape == (150, 3) and np.allclose(proba.sum(axis=1), 1)
+    assert (model.classes_[proba.argmax(axis=1)] == model.predict(X)).all()
+    # numpy, integer labels
+    codes = pd.factorize(y, sort=True)[0] + 10
+    on_arrays = glassbox.SORCTClassifier(depth=2, n_starts=2).fit(X.to_numpy(), codes)
+    assert list(on_arrays.classes_) == [10, 11, 12]
+    assert (on_arrays.predict(X.to_numpy()) == model.predict(X).map(
+        dict(zip(sorted(y.unique()), [10, 11, 12])))).all()
+    # the papers' quantities
+    assert model.branch_coefficients_.shape == (4, 3)
+    assert model.branch_intercepts_.shape == (3,)
+    assert model.leaf_class_probabilities_.shape == (3, 4)
+    result = model.solve_result_
+    assert result["status"] == "locally_optimal" and result["starts"] == 2
+    assert result["iterations"] > 0 and result["seconds"] > 0
+
+
+def test_categorical_columns_are_dummy_coded(iris):
+    X, y = iris
+    X = X.copy()
+    X["size"] = np.where(X["petal_length"] > 4, "large", "small")
+    X["kind"] = pd.Categorical(np.where(X["sepal_width"] > 3, "wide", "narrow"))
+    model = glassbox.CARTClassifier(depth=3).fit(X, y)
+    assert list(model.feature_names_in_) == list(X.columns)
+    assert model._fitted.column_names == list(X.columns)
+    assert "size=small" in model._fitted._native.feature_names
+    assert model.score(X, y) > 0.9
+    unseen = X.head(3).copy()
+    unseen["size"] = "huge"
+    with pytest.raises(ValueError, match="level 'huge' was not seen"):
+        model.predict(unseen)
+
+
+def test_regressor(iris):
+    X, _ = iris
+    y = X.pop("petal_width")
+    model = glassbox.SORRTRegressor(depth=1).fit(X, y)
+    assert model.score(X, y) > 0.8
+    assert model.predict(X).shape == (150,)
+    tree = glassbox.CARTRegressor(depth=3).fit(X, y)
+    assert tree.score(X, y) > 0.8
+
+
+def test_clone_and_pickle(iris):
+    X, y = iris
+    model = glassbox.SORCTClassifier(depth=2, gamma=256, n_starts=1, solver="lbfgs")
+    copy = clone(model)
+    assert copy.get_params() == model.get_params()
+    model.fit(X, y)
+    restored = pickle.loads(pickle.dumps(model))
+    assert (restored.predict_proba(X) == model.predict_proba(X)).all()
+    assert restored.export_text() == model.export_text()
+    assert not hasattr(clone(model), "classes_")
+
+
+def test_warm_start_refits_from_the_previous_model(iris):
+    X, y = iris
+    model = glassbox.SORCTClassifier(depth=2, n_starts=3, warm_start=True).fit(X, y)
+    first = model.solve_result_
+    model.fit(X, y)
+    # One solve, from the previous optimum: it stays there, in few iterations.
+    assert model.solve_result_["starts"] == 1
+    assert model.solve_records_[0]["seed"] is None
+    assert model.solve_result_["objective"] <= first["objective"] + 1e-7
+    assert model.solve_result_["iterations"] < first["iterations"]
+
+
+def test_grid_search_in_two_processes(iris):
+    X, y = iris
+    X_train, X_test, y_train, y_test = train_test_split(X, y, random_state=0, stratify=y)
+    search = GridSearchCV(
+        glassbox.SORCTClassifier(depth=2), {"gamma": [64, 512]}, cv=3, n_jobs=2
+    ).fit(X_train, y_train)
+    assert search.best_params_["gamma"] in (64, 512)
+    assert search.score(X_test, y_test) > 0.85
+    milp = GridSearchCV(
+        glassbox.OCTClassifier(depth=2, solver="cbc", time_limit=30),
+        {"alpha": [0.0, 0.01]},
+        cv=2,
+        n_jobs=2,
+    ).fit(X_train, y_train)
+    assert milp.best_estimator_.solve_result_["status"] in ("optimal", "time_limit_feasible")
+
+
+def test_bad_parameter_is_a_value_error_naming_it(iris):
+    X, y = iris
+    with pytest.raises(ValueError, match="depth"):
+        glassbox.SORCTClassifier(depth=9).fit(X, y)
+    with pytest.raises(ValueError, match="gamma"):
+        glassbox.SORCTClassifier(gamma="steep").fit(X, y)
+    with pytest.raises(ValueError, match="no_such_option"):
+        glassbox.SORCTClassifier(solver_options={"no_such_option": 1}).fit(X, y)
+    with pytest.raises(ValueError, match="unknown solver 'gurobi'"):
+        glassbox.SORCTClassifier(solver="gurobi").fit(X, y)
+    with pytest.raises(ValueError, match="n_starts"):
+        glassbox.SORCTClassifier(n_starts=0).fit(X, y)
+    with pytest.raises(ValueError, match="Invalid parameter 'detph'"):
+        glassbox.SORCTClassifier().set_params(detph=3)
+    # a failed fit leaves the estimator as it was
+    model = glassbox.SORCTClassifier(depth=9)
+    with pytest.raises(ValueError):
+        model.fit(X, y)
+    assert not hasattr(model, "classes_") and not hasattr(model, "n_features_in_")
+
+
+def test_solver_failure_is_typed_and_carries_the_status(iris):
+    X, y = iris
+    # Per-class performance constraints no tree of depth 1 can meet: rho = 1 asks every
+    # class to be classified perfectly; with a one-iteration limit IPOPT returns no solution.
+    model = glassbox.SORCTClassifier(depth=2, solver_options={"max_iter": 1}, rho=[0.999])
+    with pytest.raises(glassbox.SolverError) as failure:
+        model.fit(X, y)
+    assert failure.value.status.endswith("no_solution") or failure.value.status in (
+        "infeasible",
+        "numerical_error",
+        "error",
+    )
+    assert failure.value.records and failure.value.records[0]["status"] == failure.value.status
+    assert not hasattr(model, "classes_")
+
+
+def test_export_text_and_plot(iris):
+    X, y = iris
+    model = glassbox.OCTClassifier(depth=2).fit(X, y)
+    text = model.export_text()
+    assert "petal" in text
+    drawing = model.plot()
+    assert drawing._repr_png_()[:8] == b"\x89PNG\r\n\x1a\n"
+    binary = (y == "Iris-setosa").map({True: "yes", False: "no"})
+    card = glassbox.OGRSClassifier(rules=2).fit(X, binary)
+    shown = card.plot()
+    assert "<pre>" in shown._repr_html_() and card.export_text() in repr(shown)
+    assert card.predict_proba(X).shape == (150, 2)
+
+
+def test_missing_solver_library_message_names_the_debian_packages():
+    from glassbox._native_import import missing_library_message
+
+    error = ImportError("libipopt.so.1: cannot open shared object file: No such file or directory")
+    message = missing_library_message(error)
+    assert "coinor-libipopt-dev" in message and "coinor-libcbc-dev" in message
+    assert missing_library_message(ImportError("No module named 'foo'")) is None
+
+
+def test_native_backends_include_highs_built_in():
+    assert "highs" in _native.build_features()
