@@ -16,6 +16,8 @@ command -v cmake >/dev/null 2>&1 || need+=(cmake)
 dpkg -s libclang-dev >/dev/null 2>&1 || need+=(libclang-dev)
 # CBC (feature `cbc`).
 dpkg -s coinor-libcbc-dev >/dev/null 2>&1 || need+=(coinor-libcbc-dev)
+# Python's venv and pip, for the Python package's tests (scripts/test-python.sh).
+python3 -c 'import venv, ensurepip' >/dev/null 2>&1 || need+=(python3-venv)
 # A TrueType font for the text of PNG plots (`glassbox explain --plot`); read at run time.
 dpkg -s fonts-dejavu-core >/dev/null 2>&1 || need+=(fonts-dejavu-core)
 

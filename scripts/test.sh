@@ -14,6 +14,8 @@ cargo fmt --all -- --check
 # The workspace: the core (src/core), the formulations, the backends and the glassbox crate.
 cargo clippy --workspace --all-targets --quiet -- -D warnings
 cargo test --workspace --all-targets
+# The Python package (python/): its extension built on the same target folder, then pytest.
+scripts/test-python.sh
 
 # The extension crate (examples/extension): a crate of its own that adds a formulation and a
 # backend from outside and runs glassbox's conformance suites on them. It shares target/.

@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# The Python package's tests (python/tests): a virtual environment in .venv-python with the
+# package's test requirements (numpy, pandas, scikit-learn, pytest, maturin), the extension
+# built in the debug profile into it (`maturin develop`, sharing the workspace's target
+# folder, so the glassbox crates `cargo test` built are not compiled again), then pytest.
+# Run by scripts/test.sh; on its own after `cargo build` (the CLI tests run the glassbox
+# binary of the same target folder).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+venv="${GLASSBOX_PYTHON_VENV:-$PWD/.venv-python}"
+if [ ! -x "$venv/bin/python" ]; then
+  python3 -m venv "$venv"
+fi
+"$venv/bin/python" -m pip install -q --disable-pip-version-check \
+  "maturin>=1.5,<2" pytest numpy pandas scikit-learn
+(cd python && VIRTUAL_ENV="$venv" PATH="$venv/bin:$PATH" maturin develop -q)
+cd python
+"$venv/bin/python" -m pytest tests -q -p no:cacheprovider "$@"
