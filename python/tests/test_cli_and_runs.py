@@ -124,7 +124,7 @@ def test_run_and_compare(tmp_path):
     lbfgs = glassbox.run(path, out=lbfgs_out)
     assert len(lbfgs) == 4
     # another config into a folder that holds a run: refused, as the CLI refuses it
-    with pytest.raises(ValueError, match="already"):
+    with pytest.raises(ValueError, match="holds the results of another config"):
         glassbox.run(path, out=tmp_path / "ipopt")
     profile = tmp_path / "time.svg"
     summary = glassbox.compare(ipopt, lbfgs.attrs["results_path"], time_profile=profile)
