@@ -113,7 +113,7 @@ def test_categorical_columns_are_dummy_coded(iris):
 
 
 def test_regressor(iris):
-    X, _ = iris
+    X = iris[0].copy()  # the fixture is shared: pop from a copy
     y = X.pop("petal_width")
     model = glassbox.SORRTRegressor(depth=1).fit(X, y)
     assert model.score(X, y) > 0.8
