@@ -68,7 +68,7 @@ pub fn columns_table(
 
 /// The float64 values (native byte order) of `bytes`.
 fn floats(bytes: &[u8], name: &str) -> PyResult<Vec<f64>> {
-    if bytes.len() % 8 != 0 {
+    if !bytes.len().is_multiple_of(8) {
         return Err(PyValueError::new_err(format!(
             "column '{name}': {} bytes is not a whole number of float64 values",
             bytes.len()

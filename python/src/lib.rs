@@ -156,7 +156,9 @@ fn interruptible<T: Send>(
         return Err(e);
     }
     out.map_err(|_| {
-        pyo3::exceptions::PyRuntimeError::new_err("glassbox: the fit panicked (a bug: please report it)")
+        pyo3::exceptions::PyRuntimeError::new_err(
+            "glassbox: the fit panicked (a bug: please report it)",
+        )
     })
 }
 
@@ -212,12 +214,9 @@ fn fit(
     }
     config.insert("multistart".into(), multistart.into());
     let text = toml::to_string(&config).map_err(|e| PyValueError::new_err(e.to_string()))?;
-    let config = ExperimentConfig::parse_with(
-        Path::new("<python>"),
-        &text,
-        Registry::shared_builtin(),
-    )
-    .map_err(to_py_err)?;
+    let config =
+        ExperimentConfig::parse_with(Path::new("<python>"), &text, Registry::shared_builtin())
+            .map_err(to_py_err)?;
 
     let table = columns_table(IN_MEMORY, columns, target_name, target)?;
     let formulation = config.formulation.clone();
@@ -275,8 +274,7 @@ fn run(
         (Some(path), _) => Experiment::load_with(&path, registry),
         (None, Some(text)) => {
             let table = json_to_toml(&text)?;
-            let text =
-                toml::to_string(&table).map_err(|e| PyValueError::new_err(e.to_string()))?;
+            let text = toml::to_string(&table).map_err(|e| PyValueError::new_err(e.to_string()))?;
             Experiment::parse_with(&base.join("<dict>.toml"), &text, registry)
         }
         (None, None) => return Err(PyValueError::new_err("give a config path or a dict")),
