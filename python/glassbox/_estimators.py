@@ -63,6 +63,10 @@ STEMS = {
 # Python names for formulation parameters that are Python keywords.
 KEYWORD_NAMES = {"lambda": "lam"}
 
+# Formulations that learn from two classes only (the papers' setting): scikit-learn's tags
+# say so, and its checks then give them binary problems. The registry does not state it yet.
+BINARY_ONLY = {"loss_tree", "ors", "ogrs"}
+
 # The estimator's own parameters, after the formulation's.
 COMMON = ("solver", "solver_options", "time_limit", "n_starts", "random_state", "warm_start", "verbose")
 
@@ -280,6 +284,12 @@ class GlassboxClassifier(ClassifierMixin, GlassboxEstimator):
     """A generated glassbox classifier."""
 
     _task = "classification"
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        if self._formulation is not None and self._formulation["name"] in BINARY_ONLY:
+            tags.classifier_tags.multi_class = False
+        return tags
 
     def _set_fitted(self, fitted, records, classes=None):
         super()._set_fitted(fitted, records)
