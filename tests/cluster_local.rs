@@ -13,19 +13,16 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
+#[path = "common/sharded_runs.rs"]
+mod sharded_runs;
+use sharded_runs::{dataset, lines, states, untimed};
+
 fn glassbox(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_glassbox"))
         .args(args)
         .env("CI", "true")
         .output()
         .unwrap()
-}
-
-fn dataset(name: &str) -> String {
-    format!(
-        "{}/../shared/datasets/{name}.csv",
-        env!("CARGO_MANIFEST_DIR")
-    )
 }
 
 /// 2 data sets x (S-ORCT depth 2, 2 lambda_G values + CART depth 1 and 2) x 2 splits: 16
@@ -61,32 +58,6 @@ save_models = true
     let path = dir.join("grid.toml");
     std::fs::write(&path, text).unwrap();
     path
-}
-
-fn lines(path: &Path) -> Vec<Value> {
-    std::fs::read_to_string(path)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
-}
-
-/// The state column of `glassbox status`'s table, shard by shard.
-fn states(status: &str) -> Vec<String> {
-    status
-        .lines()
-        .filter_map(|l| {
-            let f: Vec<&str> = l.split_whitespace().collect();
-            (f.len() >= 3 && f[0].parse::<usize>().is_ok()).then(|| f[2].to_string())
-        })
-        .collect()
-}
-
-fn untimed(mut v: Value) -> Value {
-    for k in ["solve_seconds", "backend_seconds", "lock_wait_seconds"] {
-        v.as_object_mut().unwrap().remove(k);
-    }
-    v
 }
 
 fn ok(out: &Output) -> String {

@@ -33,6 +33,10 @@ use std::process::{Command, Output};
 use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
+#[path = "common/sharded_runs.rs"]
+mod sharded_runs;
+use sharded_runs::{dataset, lines, states, untimed};
+
 /// The cluster of this test binary, or why it could not be started.
 struct Cluster {
     conf: PathBuf,
@@ -200,13 +204,6 @@ fn job_ids(dir: &Path) -> Vec<String> {
         .collect()
 }
 
-fn dataset(name: &str) -> String {
-    format!(
-        "{}/../shared/datasets/{name}.csv",
-        env!("CARGO_MANIFEST_DIR")
-    )
-}
-
 /// 2 data sets x (S-ORCT depth 2 with 3 lambda_G values + CART of depth 1 and 2) x 2 splits:
 /// 20 cell-splits, each its own chain (no warm path).
 fn small_grid(dir: &Path, extra: &str) -> PathBuf {
@@ -240,33 +237,6 @@ seed = 5
     let path = dir.join("grid.toml");
     std::fs::write(&path, text).unwrap();
     path
-}
-
-fn lines(path: &Path) -> Vec<Value> {
-    std::fs::read_to_string(path)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
-}
-
-/// The state column of `glassbox status`'s table, shard by shard.
-fn states(status: &str) -> Vec<String> {
-    status
-        .lines()
-        .filter_map(|l| {
-            let f: Vec<&str> = l.split_whitespace().collect();
-            (f.len() >= 3 && f[0].parse::<usize>().is_ok()).then(|| f[2].to_string())
-        })
-        .collect()
-}
-
-/// A line without the fields that measure time.
-fn untimed(mut v: Value) -> Value {
-    for k in ["solve_seconds", "backend_seconds", "lock_wait_seconds"] {
-        v.as_object_mut().unwrap().remove(k);
-    }
-    v
 }
 
 #[test]

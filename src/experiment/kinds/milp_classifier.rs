@@ -74,8 +74,7 @@ impl<F: MilpClassifierFormulation> MilpClassifier<F> {
 
     fn prepare(&self, d: &ClassificationData, split: &SplitSpec) -> Result<Prepared<F>> {
         let train = d.rows(&split.train);
-        let scaler = MinMaxScaler::fit(&train.x);
-        let x = Arc::new(scaler.transform(&train.x));
+        let (scaler, x) = multistart::scaled(&train.x);
         let problem = self
             .0
             .problem(x, Arc::new(train.y.clone()), d.n_classes())?;
@@ -83,10 +82,7 @@ impl<F: MilpClassifierFormulation> MilpClassifier<F> {
     }
 
     fn warm_model(&self, config: &ExperimentConfig) -> Result<Option<F::Model>> {
-        match &config.multistart.warm_start {
-            Some(p) => Ok(Some(self.0.load_model(&config.resolve(p))?)),
-            None => Ok(None),
-        }
+        multistart::warm_model(config, |p| self.0.load_model(p))
     }
 }
 

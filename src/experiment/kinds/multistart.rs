@@ -5,15 +5,18 @@
 
 use super::super::unit::{UnitCarry, UnitOut};
 use super::super::{ExperimentConfig, SolveRecord};
+use crate::data::MinMaxScaler;
 use crate::experiment::engine::SplitSpec;
 use crate::experiment::unit::EngineData;
 use crate::formulation::ModelFile;
 use crate::model::JsonValue;
 use crate::{GlassboxError, Result};
+use nalgebra::DMatrix;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
 use std::path::Path;
+use std::sync::Arc;
 
 /// One start of a unit: its point (empty where the kind starts from nothing or from its own
 /// heuristic) and the seed it was drawn with (none for a warm start).
@@ -204,4 +207,58 @@ pub(crate) fn model_from_json<M: serde::de::DeserializeOwned>(
     serde_json::from_value(json).map_err(|e| {
         GlassboxError::formulation(name, format!("a carried model does not read back: {e}"))
     })
+}
+
+/// A split's training features scaled to [0, 1] on themselves: the scaler (kept in the
+/// model) and the scaled matrix every kind builds its problem on.
+pub(crate) fn scaled(train_x: &DMatrix<f64>) -> (MinMaxScaler, Arc<DMatrix<f64>>) {
+    let scaler = MinMaxScaler::fit(train_x);
+    let x = Arc::new(scaler.transform(train_x));
+    (scaler, x)
+}
+
+/// The saved model that `multistart.warm_start` names, read by `load` (the formulation's
+/// loader); `None` without one.
+pub(crate) fn warm_model<M>(
+    config: &ExperimentConfig,
+    load: impl FnOnce(&Path) -> Result<M>,
+) -> Result<Option<M>> {
+    match &config.multistart.warm_start {
+        Some(p) => Ok(Some(load(&config.resolve(p))?)),
+        None => Ok(None),
+    }
+}
+
+/// The starts of an NLP multistart on `split` for a problem of `n` variables: a warm path's
+/// carried points (a carried model through `warm_start`), else the seeded `random` points,
+/// then the point of `warm` (the model of `multistart.warm_start`) through `warm_start`.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn nlp_starts<M: serde::de::DeserializeOwned>(
+    config: &ExperimentConfig,
+    carry: &UnitCarry<'_>,
+    data: &EngineData,
+    split: &SplitSpec,
+    name: &str,
+    n: usize,
+    warm: Option<&M>,
+    warm_start: impl Fn(&M) -> Result<Vec<f64>>,
+    random: impl Fn(&mut ChaCha8Rng) -> Vec<f64>,
+) -> Result<Vec<Start>> {
+    let carried = carried_points(carry, data, split, n, |json| {
+        warm_start(&model_from_json(name, json)?)
+    })?;
+    let warm_point = warm.map(|m| {
+        let warm_start = &warm_start;
+        move || warm_start(m)
+    });
+    starts(
+        config,
+        split.id,
+        n,
+        carried,
+        random,
+        warm_point
+            .as_ref()
+            .map(|w| w as &dyn Fn() -> Result<Vec<f64>>),
+    )
 }

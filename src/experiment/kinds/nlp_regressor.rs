@@ -35,8 +35,7 @@ impl<F: NlpRegressorFormulation> NlpRegressor<F> {
         split: &SplitSpec,
     ) -> Result<Prepared<F>> {
         let train = d.rows(&split.train);
-        let scaler = MinMaxScaler::fit(&train.x);
-        let x = Arc::new(scaler.transform(&train.x));
+        let (scaler, x) = multistart::scaled(&train.x);
         let rows = TrainingRows {
             table: &data.table,
             rows: &split.train,
@@ -46,10 +45,7 @@ impl<F: NlpRegressorFormulation> NlpRegressor<F> {
     }
 
     fn warm_model(&self, config: &ExperimentConfig) -> Result<Option<F::Model>> {
-        match &config.multistart.warm_start {
-            Some(p) => Ok(Some(self.0.load_model(&config.resolve(p))?)),
-            None => Ok(None),
-        }
+        multistart::warm_model(config, |p| self.0.load_model(p))
     }
 }
 
@@ -91,29 +87,21 @@ where
         let d = data.regression(f.name())?;
         let Prepared { scaler, problem } = self.prepare(data, d, split)?;
         let n = problem.num_variables();
-        let carried = multistart::carried_points(carry, data, split, n, |json| {
-            f.warm_start(
-                &multistart::model_from_json(f.name(), json)?,
-                &problem,
-                &scaler,
-            )
-        })?;
+        let warm_model = self.warm_model(config)?;
+        let starts = multistart::nlp_starts(
+            config,
+            carry,
+            data,
+            split,
+            f.name(),
+            n,
+            warm_model.as_ref(),
+            |m| f.warm_start(m, &problem, &scaler),
+            |rng| f.random_start(&problem, rng),
+        )?;
         let solver = config
             .registry
             .nlp_solver(&config.solver.name, &config.solver.options)?;
-        let warm_model = self.warm_model(config)?;
-        let warm = warm_model.as_ref().map(|m| {
-            let (problem, scaler) = (&problem, &scaler);
-            move || f.warm_start(m, problem, scaler)
-        });
-        let starts = multistart::starts(
-            config,
-            split.id,
-            n,
-            carried,
-            |rng| f.random_start(&problem, rng),
-            warm.as_ref().map(|w| w as &dyn Fn() -> Result<Vec<f64>>),
-        )?;
         let train = d.rows(&split.train);
         let test = d.rows(&split.test);
         let bounds = f.lambda_bounds(&problem);
