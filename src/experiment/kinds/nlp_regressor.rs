@@ -68,7 +68,9 @@ where
         true
     }
     fn solves_per_unit(&self, config: &ExperimentConfig) -> usize {
-        config.multistart.starts + usize::from(config.multistart.warm_start.is_some())
+        self.0.greedy_start_count()
+            + config.multistart.starts
+            + usize::from(config.multistart.warm_start.is_some())
     }
 
     fn check(&self, config: &ExperimentConfig, data: &EngineData) -> Result<()> {
@@ -111,6 +113,7 @@ where
             split.id,
             n,
             carried,
+            f.greedy_starts(&problem),
             |rng| f.random_start(&problem, rng),
             warm.as_ref().map(|w| w as &dyn Fn() -> Result<Vec<f64>>),
         )?;
@@ -125,13 +128,17 @@ where
             split.seed,
             (split.train.len(), split.test.len()),
         );
-        multistart::run(f.name(), starts, carry, |_, start| {
+        multistart::run(f.name(), starts, carry, |_, start, incumbent| {
             let options = config
                 .solver
                 .options
                 .with_warm_start(Some(WarmStart::primal(start.x0.clone())));
             let started = Instant::now();
-            let result = solver.solve(&problem, &options)?;
+            let context = crate::starts::StartContext {
+                kind: start.kind,
+                incumbent,
+            };
+            let result = f.solve_start(&problem, &*solver, &options, context)?;
             let seconds = started.elapsed().as_secs_f64();
             let nan = f64::NAN;
             let mut m = RegressionMetrics {
