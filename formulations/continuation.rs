@@ -1,7 +1,7 @@
 //! Continuation along the slope gamma of a randomized tree: a start is solved at a soft
 //! gamma, where its splits feel every row, then at gammas raised step by step to the
 //! target, each stage warm-started from the last. S-ORCT and l0tree use it for their random
-//! starts when `split_scale = "data"` raised gamma (`formulations/sorct/continuation.rs`
+//! starts when `split_scale = "data"` raised gamma (`formulations/sorct/scale.rs`
 //! says when and why).
 //!
 //! After the first stage a `screen` decides whether the start is worth the sharper stages:

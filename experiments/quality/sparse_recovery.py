@@ -47,13 +47,13 @@ def run(args):
     for seed in seeds(args.seeds):
         d = os.path.join(args.out, "seed%d" % seed)
         os.makedirs(d, exist_ok=True)
-        data = os.path.join(d, "data.csv")
+        data = os.path.abspath(os.path.join(d, "data.csv"))
         if not os.path.exists(os.path.join(d, "relevant.json")):
             said = subprocess.run(
                 [args.glassbox, "generate", "--kind", "sparse-tree", "--rows", "1000",
                  "--seed", str(seed), "--out", data, "--force"],
                 check=True, capture_output=True, text=True).stdout
-            relevant = re.search(r"relevant features ([x0-9, ]+):", said).group(1)
+            relevant = re.search(r"relevant features ([x0-9, ]+?), Bayes", said).group(1)
             names = [n.strip() for n in relevant.split(",")]
             json.dump(names, open(os.path.join(d, "relevant.json"), "w"))
         for method in METHODS:
