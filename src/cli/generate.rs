@@ -1,6 +1,6 @@
 //! `glassbox generate`: the synthetic data sets as CSV. By default the regression data of
 //! the S-ORRT paper's Section 4.4 (`crate::synthetic`); with `--kind sparse-tree`,
-//! classification data drawn from a sparse oblique tree (`crate::synthetic_tree`), whose
+//! classification data drawn from a sparse oblique tree (`crate::synthetic::tree`), whose
 //! relevant features and Bayes accuracy are printed.
 //!
 //! Depends on the core's synthetic generators only.
@@ -65,7 +65,7 @@ pub(crate) fn generate(
             println!("wrote {rows} rows (seed {seed}) to {}", out.display());
         }
         GenerateKind::SparseTree => {
-            use crate::synthetic_tree::{generate_file, SparseTreeSpec};
+            use crate::synthetic::tree::{generate_file, SparseTreeSpec};
             let d = SparseTreeSpec::default();
             let spec = SparseTreeSpec {
                 rows,

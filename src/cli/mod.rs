@@ -158,7 +158,7 @@ enum Command {
     /// Generate synthetic data as CSV with a header, the target last: by default the
     /// regression data of the S-ORRT paper's Section 4.4 (p = 25, two balanced groups on X1
     /// and X2, a linear response per group plus noise); with `--kind sparse-tree`,
-    /// classification data drawn from a sparse oblique tree (src/core/synthetic_tree.rs).
+    /// classification data drawn from a sparse oblique tree (src/core/synthetic/tree.rs).
     Generate {
         /// Number of rows.
         #[arg(long)]

@@ -25,7 +25,6 @@ pub mod result;
 pub mod solver;
 pub mod starts;
 pub mod synthetic;
-pub mod synthetic_tree;
 #[cfg(feature = "torch")]
 pub mod tensor;
 pub mod tree;

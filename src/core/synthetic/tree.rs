@@ -20,8 +20,10 @@
 //! Defaults (`SparseTreeSpec::default`): 1000 rows, p = 20, 3 relevant, depth 2, 3 classes,
 //! 5% noise.
 //!
-//! Depends on the core's error type and `model::write_atomically_with`, `nalgebra`, `rand`.
+//! Depends on the core's error type, `model::write_atomically_with`, the module's shared
+//! normal draw, `nalgebra`, `rand`.
 
+use super::standard_normal;
 use crate::{GlassboxError, Result};
 use nalgebra::DMatrix;
 use rand::seq::SliceRandom;
@@ -244,13 +246,6 @@ fn median(values: &mut [f64]) -> f64 {
     } else {
         0.5 * (values[m - 1] + values[m])
     }
-}
-
-/// A standard normal draw (Box-Muller).
-fn standard_normal(rng: &mut ChaCha8Rng) -> f64 {
-    let u1: f64 = 1.0 - rng.random::<f64>();
-    let u2: f64 = rng.random::<f64>();
-    (-2.0 * u1.ln()).sqrt() * (2.0 * std::f64::consts::PI * u2).cos()
 }
 
 #[cfg(test)]
