@@ -4,8 +4,10 @@
 //!
 //! Depends on `glassbox-core` only.
 
+pub mod axis_start;
 pub mod cart;
 pub mod contextual;
+pub mod continuation;
 pub mod decomposition;
 pub mod flowoct;
 pub mod forest;

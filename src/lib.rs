@@ -31,7 +31,7 @@ pub use glassbox_core::fitted_model;
 pub use glassbox_core::tensor;
 pub use glassbox_core::{
     backend, data, diagram, error, formulation, learner, metrics, milp, model, nlp, options, plot,
-    result, solver, synthetic, tree, tree_search,
+    result, solver, starts, synthetic, tree, tree_search,
 };
 pub use glassbox_formulations as formulations;
 pub use glassbox_solvers as solvers;

@@ -274,7 +274,8 @@ fn results(out: &Path) -> Vec<serde_json::Value> {
 fn time_limit_on_spambase_is_honoured() {
     let (output, out, _d) = run_config(&config(
         &format!("path = \"{}\"", shared("spambase.csv")),
-        "depth = 2",
+        // One random start: this test is about the limit of one solve.
+        "depth = 2\ncart_start = false",
         "time_limit = 0.5",
     ));
     assert!(
@@ -385,9 +386,13 @@ fn fixed_split_from_a_test_file() {
         String::from_utf8_lossy(&output.stderr)
     );
     let lines = results(&out);
-    assert_eq!(lines.len(), 1);
-    assert_eq!(lines[0]["n_train"], 112);
-    assert_eq!(lines[0]["n_test"], 38);
+    // The CART start and the random start.
+    assert_eq!(lines.len(), 2);
+    assert_eq!(lines[0]["origin"], "cart");
+    for line in &lines {
+        assert_eq!(line["n_train"], 112);
+        assert_eq!(line["n_test"], 38);
+    }
     // Several repeats make no sense with a fixed split.
     let (output, out, _d) =
         run_config(&config(&data, "depth = 2", "").replace("repeats = 1", "repeats = 3"));

@@ -73,3 +73,60 @@ fn generate_into_a_missing_folder_names_the_file_once() {
     );
     assert!(!dir.path().join("missing").exists());
 }
+
+/// `--kind sparse-tree`: the sparse oblique tree's data, a classification set glassbox reads
+/// with the classes and features asked for; its options are refused for the other kind.
+#[test]
+fn generate_sparse_tree_classification_data() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("tree.csv");
+    let p = path.to_str().unwrap();
+    let out = glassbox(&[
+        "generate",
+        "--kind",
+        "sparse-tree",
+        "--rows",
+        "300",
+        "--features",
+        "8",
+        "--seed",
+        "4",
+        "--out",
+        p,
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        said.contains("relevant features") && said.contains("0.95"),
+        "{said}"
+    );
+    let table = Table::from_csv(&path, &CsvOptions::default()).unwrap();
+    let data = table.encode_classification().unwrap();
+    assert_eq!(
+        (data.n_samples(), data.n_features(), data.n_classes()),
+        (300, 8, 3)
+    );
+    let refused = glassbox(&[
+        "generate", "--rows", "10", "--depth", "3", "--out", p, "--force",
+    ]);
+    assert_eq!(refused.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("--kind sparse-tree"));
+    let bad = glassbox(&[
+        "generate",
+        "--kind",
+        "sparse-tree",
+        "--rows",
+        "10",
+        "--relevant",
+        "30",
+        "--out",
+        p,
+        "--force",
+    ]);
+    assert_eq!(bad.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("relevant"));
+}

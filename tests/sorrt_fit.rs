@@ -355,7 +355,8 @@ fn runner_on_boston_depth_two() {
     );
     let config = ExperimentConfig::parse(&dir.path().join("c.toml"), &text).unwrap();
     let outcome = experiment::run(&config, &dir.path().join("out"), false, false).unwrap();
-    assert_eq!(outcome.records.len(), 4);
+    // 2 splits x (2 random starts + the CART start).
+    assert_eq!(outcome.records.len(), 6);
     let selected: Vec<_> = outcome.records.iter().filter(|r| r.selected).collect();
     assert_eq!(selected.len(), 2);
     let r2: f64 = selected

@@ -30,13 +30,20 @@ SETS = {
 }
 
 
+# The paper's protocol: gamma as configured and random starts only (glassbox's defaults
+# since issue 24 raise gamma to the data's scale and add the CART tree as a start).
+PAPER_PROTOCOL = 'split_scale = "fixed"\ncart_start = false\n'
+
+
 def config(dataset, method, r, n_train, splits, starts, depth):
     file, categorical = SETS[dataset]
     if method == "L0glob":
         form = 'name = "l0tree"\ndepth = %d\nlambda_global_log2 = %d\nrho = [0.1]\n' % (depth, r)
+        form += PAPER_PROTOCOL
     else:
         form = 'name = "sorct"\ndepth = %d\nlambda_global = %.17g\nrho = [0.1]\n' % (
             depth, 2.0 ** r / n_train)
+        form += PAPER_PROTOCOL
     return ('[data]\npath = "%s"\ncategorical = %s\n\n[split]\ntest_fraction = 0.25\n'
             'repeats = %d\nseed = 1\n\n[formulation]\n%s\n[solver]\nname = "ipopt"\n'
             'time_limit = 300.0\n\n[multistart]\nstarts = %d\nseed = 1\n'

@@ -32,6 +32,7 @@ use glassbox_core::formulation::{
     FormulationInfo, NlpClassifierFormulation, NodeBlocks, ParamSpec, ReportedParams,
 };
 use glassbox_core::model::{CheckedModel, Classifier};
+use glassbox_core::starts::{GreedyStart, StartContext};
 use glassbox_core::{GlassboxError, Result};
 use nalgebra::DMatrix;
 use rand_chacha::ChaCha8Rng;
@@ -114,6 +115,20 @@ pub struct L0TreeConfig {
     pub rho: Vec<f64>,
     /// How random starts are drawn (S-ORCT's starts).
     pub initialization: starts::Initialization,
+    /// How gamma is chosen (S-ORCT's `split_scale`: "data", the default, or "fixed", the
+    /// paper's).
+    pub split_scale: sorct::scale::SplitScale,
+    /// S-ORCT's `sharpness` for `split_scale = "data"`.
+    pub sharpness: f64,
+    /// Whether the CART tree of the same depth is one of the starts (S-ORCT's
+    /// `cart_start`; the default). The paper's protocol has random starts only.
+    pub cart_start: bool,
+    /// S-ORCT's `continuation` of random starts along gamma.
+    pub continuation: bool,
+    /// S-ORCT's `continuation_factor`.
+    pub continuation_factor: f64,
+    /// S-ORCT's `screen`.
+    pub screen: f64,
 }
 
 impl Default for L0TreeConfig {
@@ -134,6 +149,12 @@ impl Default for L0TreeConfig {
             costs: None,
             rho: Vec::new(),
             initialization: starts::Initialization::Data,
+            split_scale: sorct::scale::SplitScale::Data,
+            sharpness: sorct::scale::DEFAULT_SHARPNESS,
+            cart_start: true,
+            continuation: true,
+            continuation_factor: sorct::scale::DEFAULT_CONTINUATION_FACTOR,
+            screen: sorct::scale::DEFAULT_SCREEN,
         }
     }
 }
@@ -173,6 +194,12 @@ pub fn info() -> FormulationInfo {
         ParamSpec { name: "costs", default: "0.5 off the diagonal", help: "misclassification costs W, K x K, row = true class" },
         ParamSpec { name: "rho", default: "[] (off)", help: "rho_k of the per-class correct-classification constraints (the paper: [0.1])" },
         ParamSpec { name: "initialization", default: "\"data\"", help: "random starts: \"data\" or \"uniform\" (S-ORCT's)" },
+        ParamSpec { name: "split_scale", default: "\"data\"", help: "S-ORCT's: \"data\" raises gamma until CART's randomized tree is `sharpness` sharp; \"fixed\" keeps it (the paper)" },
+        ParamSpec { name: "sharpness", default: "0.99", help: "S-ORCT's sharpness for split_scale = \"data\"" },
+        ParamSpec { name: "cart_start", default: "true", help: "also start from the CART tree of the same depth (false: random starts only, the paper)" },
+        ParamSpec { name: "continuation", default: "true", help: "S-ORCT's: random starts climb from gamma to the data's gamma in stages" },
+        ParamSpec { name: "continuation_factor", default: "4", help: "S-ORCT's: gamma's factor per stage" },
+        ParamSpec { name: "screen", default: "2", help: "S-ORCT's: climb past the first stage only within screen x the split's best objective" },
     ];
     FormulationInfo {
         name: NAME,
@@ -195,6 +222,12 @@ impl L0TreeConfig {
             costs: self.costs.clone(),
             rho: self.rho.clone(),
             initialization: self.initialization,
+            split_scale: self.split_scale,
+            sharpness: self.sharpness,
+            cart_start: self.cart_start,
+            continuation: self.continuation,
+            continuation_factor: self.continuation_factor,
+            screen: self.screen,
         }
     }
 
@@ -228,6 +261,7 @@ impl L0TreeConfig {
             alpha: self.alpha,
             q,
             eps: self.eps,
+            scale: 1.0,
         })
     }
 
@@ -268,9 +302,15 @@ impl L0TreeConfig {
         y: Arc<Vec<usize>>,
         classes: usize,
     ) -> Result<L0TreeProblem> {
-        let params = self.resolve(x.ncols(), classes)?;
+        let mut params = self.resolve(x.ncols(), classes)?;
         let inner = self.inner_config().problem(x, y, classes)?;
-        Ok(L0TreeProblem::new(inner, params, self.concave()?))
+        // The inner problem's gamma is the one solved (split_scale may have raised it); the
+        // penalty then applies to the coefficients scaled by the same factor, so that a
+        // lambda means what it means at the configured gamma (see `Concave`).
+        let mut concave = self.concave()?;
+        concave.scale = inner.params.gamma / params.gamma;
+        params.gamma = inner.params.gamma;
+        Ok(L0TreeProblem::new(inner, params, concave))
     }
 }
 
@@ -388,6 +428,35 @@ impl NlpClassifierFormulation for L0TreeConfig {
         ))
     }
 
+    fn greedy_starts(&self, problem: &L0TreeProblem) -> Vec<GreedyStart> {
+        match self.cart_start {
+            true => vec![GreedyStart {
+                origin: "cart",
+                point: problem.lift(&starts::cart_start(&problem.inner)),
+            }],
+            false => Vec::new(),
+        }
+    }
+
+    fn solve_start(
+        &self,
+        problem: &L0TreeProblem,
+        solver: &dyn glassbox_core::NlpSolver,
+        options: &glassbox_core::SolveOptions,
+        start: StartContext,
+    ) -> Result<glassbox_core::SolveResult> {
+        let settings = self.inner_config().continuation_settings();
+        let stages = settings.stages(start.kind, self.gamma, problem.params.gamma);
+        crate::continuation::solve(
+            &stages,
+            |g| problem.with_gamma(g),
+            problem,
+            solver,
+            options,
+            |objective| settings.go_on(objective, start.incumbent),
+        )
+    }
+
     fn model(
         &self,
         problem: &L0TreeProblem,
@@ -480,3 +549,16 @@ glassbox_core::fitted_model!(
     classifier,
     diagram = |m: &L0TreeModel| sorct::sorct_diagram(&m.tree, "l0 tree")
 );
+
+// Kept here, not in problem.rs, so that the NLP's file holds the NLP only.
+impl L0TreeProblem {
+    /// The same problem with slope `gamma` (a stage of a gamma continuation; the penalty's
+    /// scale stays the target's, so every stage penalizes the same coefficients alike).
+    pub(crate) fn with_gamma(&self, gamma: f64) -> L0TreeProblem {
+        let params = L0Params {
+            gamma,
+            ..self.params.clone()
+        };
+        L0TreeProblem::new(self.inner.with_gamma(gamma), params, self.concave)
+    }
+}

@@ -27,7 +27,10 @@ use glassbox_core::nlp::{MaskedEvaluations, NlpProblem};
 use nalgebra::DMatrix;
 
 /// The concave approximation phi of the step function 1(u > 0) on u >= 0, with its first
-/// and second derivatives; phi(0) is subtracted from the value.
+/// and second derivatives; phi(0) is subtracted from the value. It is applied to
+/// `scale * u`: 1 in the paper's setting; when S-ORCT's `split_scale = "data"` raises gamma
+/// by a factor k, the same tree has coefficients k times smaller, and `scale = k` gives it
+/// the penalty it has at the paper's gamma.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Concave {
     /// Which approximation.
@@ -38,6 +41,8 @@ pub struct Concave {
     pub q: f64,
     /// epsilon of appr1, appr2 and log.
     pub eps: f64,
+    /// The factor on u (see above).
+    pub scale: f64,
 }
 
 impl Concave {
@@ -51,13 +56,7 @@ impl Concave {
         }
     }
 
-    /// phi(u) - phi(0).
-    pub fn value(&self, u: f64) -> f64 {
-        self.raw(u) - self.raw(0.0)
-    }
-
-    /// phi'(u).
-    pub fn d1(&self, u: f64) -> f64 {
+    fn raw_d1(&self, u: f64) -> f64 {
         let v = u + self.eps;
         let q = self.q;
         match self.approximation {
@@ -68,8 +67,7 @@ impl Concave {
         }
     }
 
-    /// phi''(u).
-    pub fn d2(&self, u: f64) -> f64 {
+    fn raw_d2(&self, u: f64) -> f64 {
         let v = u + self.eps;
         let q = self.q;
         match self.approximation {
@@ -78,6 +76,21 @@ impl Concave {
             Approximation::Appr2 => -q * (q + 1.0) * v.powf(-q - 2.0),
             Approximation::Log => -1.0 / (v * v),
         }
+    }
+
+    /// phi(scale u) - phi(0).
+    pub fn value(&self, u: f64) -> f64 {
+        self.raw(self.scale * u) - self.raw(0.0)
+    }
+
+    /// d/du phi(scale u).
+    pub fn d1(&self, u: f64) -> f64 {
+        self.scale * self.raw_d1(self.scale * u)
+    }
+
+    /// d^2/du^2 phi(scale u).
+    pub fn d2(&self, u: f64) -> f64 {
+        self.scale * self.scale * self.raw_d2(self.scale * u)
     }
 }
 

@@ -5,7 +5,9 @@
 //! - [`SorctConfig`]: the parameters as a config writes them (with the paper's normalised
 //!   lambda grid `2^r / (p |tau_B|)` and `2^r / p`), resolved into [`SorctParams`].
 //! - [`SorctProblem`]: the smooth NLP (9)-(16), exact gradient and Hessian.
-//! - [`starts`]: starting points (the part that decides accuracy, see there).
+//! - [`starts`]: starting points (the part that decides accuracy, see there), the CART
+//!   tree of the same depth among them (`cart_start`).
+//! - [`scale`]: the slope gamma for a data set (`split_scale`, a deviation from the paper).
 //! - [`SorctModel`]: the fitted tree: prediction, sparsity, unscaled rules, JSON.
 //! - [`lambda_bounds`]: the bounds of Theorem 2 above which a = 0 is stationary.
 //!
@@ -13,6 +15,7 @@
 
 mod model;
 mod problem;
+pub mod scale;
 pub mod starts;
 #[cfg(feature = "torch")]
 mod tensor;
@@ -24,6 +27,7 @@ use glassbox_core::data::{Encoding, MinMaxScaler};
 use glassbox_core::formulation::{
     BranchBlock, FormulationInfo, NlpClassifierFormulation, NodeBlocks, ParamSpec, ReportedParams,
 };
+use glassbox_core::starts::{GreedyStart, StartContext};
 use glassbox_core::{GlassboxError, Result};
 use nalgebra::DMatrix;
 use rand_chacha::ChaCha8Rng;
@@ -57,6 +61,22 @@ pub struct SorctConfig {
     pub rho: Vec<f64>,
     /// How random starts are drawn: "data" (splits through the data, default) or "uniform".
     pub initialization: starts::Initialization,
+    /// How gamma is chosen: "data" (raised until CART's randomized tree is `sharpness`
+    /// sharp on the training rows; the default) or "fixed" (the paper's). See [`scale`].
+    pub split_scale: scale::SplitScale,
+    /// The agreement `split_scale = "data"` asks of CART's randomized tree.
+    pub sharpness: f64,
+    /// Whether the CART tree of the same depth is one of the starts (besides the random
+    /// ones; the default). The paper's protocol has random starts only.
+    pub cart_start: bool,
+    /// Whether random starts climb from `gamma` to the data's gamma in stages when
+    /// `split_scale = "data"` raised it (the default), instead of starting at it.
+    pub continuation: bool,
+    /// gamma's factor per stage of the continuation.
+    pub continuation_factor: f64,
+    /// A random start goes past its first stage only when its point there has an objective
+    /// at the data's gamma at most `screen` times the split's best so far (0: always).
+    pub screen: f64,
 }
 
 impl Default for SorctConfig {
@@ -71,6 +91,12 @@ impl Default for SorctConfig {
             costs: None,
             rho: Vec::new(),
             initialization: starts::Initialization::Data,
+            split_scale: scale::SplitScale::Data,
+            sharpness: scale::DEFAULT_SHARPNESS,
+            cart_start: true,
+            continuation: true,
+            continuation_factor: scale::DEFAULT_CONTINUATION_FACTOR,
+            screen: scale::DEFAULT_SCREEN,
         }
     }
 }
@@ -138,6 +164,36 @@ pub fn info() -> FormulationInfo {
             default: "\"data\"",
             help: "random starts: \"data\" (splits through the training points) or \"uniform\"",
         },
+        ParamSpec {
+            name: "split_scale",
+            default: "\"data\"",
+            help: "\"data\": gamma doubled until CART's tree, randomized, is `sharpness` sharp on the training rows; \"fixed\": gamma as given (the paper)",
+        },
+        ParamSpec {
+            name: "sharpness",
+            default: "0.99",
+            help: "split_scale = \"data\": mean probability that CART's randomized tree sends a training row to its own leaf",
+        },
+        ParamSpec {
+            name: "cart_start",
+            default: "true",
+            help: "also start from the CART tree of the same depth (false: random starts only, the paper)",
+        },
+        ParamSpec {
+            name: "continuation",
+            default: "true",
+            help: "random starts climb from gamma to the data's gamma in stages (when split_scale raised it)",
+        },
+        ParamSpec {
+            name: "continuation_factor",
+            default: "4",
+            help: "gamma's factor per stage of the continuation",
+        },
+        ParamSpec {
+            name: "screen",
+            default: "2",
+            help: "a random start climbs past its first stage only if its objective read at the data's gamma is at most screen x the split's best so far",
+        },
     ];
     FormulationInfo {
         name: NAME,
@@ -165,6 +221,15 @@ impl SorctConfig {
         }
         if !(self.gamma.is_finite() && self.gamma > 0.0) {
             return err(format!("gamma must be positive, got {}", self.gamma));
+        }
+        if let Err(m) = self.continuation_settings().check() {
+            return err(m);
+        }
+        if !(self.sharpness > 0.0 && self.sharpness < 1.0) {
+            return err(format!(
+                "sharpness must be in (0, 1), got {}",
+                self.sharpness
+            ));
         }
         let branches = (1usize << self.depth) - 1;
         let lambda_local = match self.lambda_local_log2 {
@@ -203,6 +268,15 @@ impl SorctConfig {
             lambda_global,
             rho,
         })
+    }
+
+    /// The continuation settings of this config.
+    pub fn continuation_settings(&self) -> scale::Continuation {
+        scale::Continuation {
+            enabled: self.continuation,
+            factor: self.continuation_factor,
+            screen: self.screen,
+        }
     }
 
     /// The cost matrix W for `classes` classes.
@@ -258,7 +332,18 @@ impl SorctConfig {
                 "classification needs at least two classes",
             ));
         }
-        let params = self.resolve(x.ncols(), classes)?;
+        let mut params = self.resolve(x.ncols(), classes)?;
+        if self.split_scale == scale::SplitScale::Data {
+            let cart = scale::cart_splits(&x, &y, classes, self.depth);
+            let gamma = scale::data_gamma(&cart, &x, params.gamma, self.sharpness);
+            // The lambdas rise with gamma: a tree then has the objective it has at the
+            // configured gamma with coefficients gamma / configured gamma times larger
+            // (see `scale`), so lambda keeps the paper's meaning.
+            let factor = gamma / params.gamma;
+            params.lambda_local *= factor;
+            params.lambda_global *= factor;
+            params.gamma = gamma;
+        }
         let costs = self.cost_matrix(classes)?;
         Ok(SorctProblem::new(x, y, classes, params, costs))
     }
@@ -288,6 +373,35 @@ impl NlpClassifierFormulation for SorctConfig {
 
     fn random_start(&self, problem: &SorctProblem, rng: &mut ChaCha8Rng) -> Vec<f64> {
         starts::random_start(problem, self.initialization, rng)
+    }
+
+    fn greedy_starts(&self, problem: &SorctProblem) -> Vec<GreedyStart> {
+        match self.cart_start {
+            true => vec![GreedyStart {
+                origin: "cart",
+                point: starts::cart_start(problem),
+            }],
+            false => Vec::new(),
+        }
+    }
+
+    fn solve_start(
+        &self,
+        problem: &SorctProblem,
+        solver: &dyn glassbox_core::NlpSolver,
+        options: &glassbox_core::SolveOptions,
+        start: StartContext,
+    ) -> Result<glassbox_core::SolveResult> {
+        let settings = self.continuation_settings();
+        let stages = settings.stages(start.kind, self.gamma, problem.params.gamma);
+        crate::continuation::solve(
+            &stages,
+            |g| problem.with_gamma(g),
+            problem,
+            solver,
+            options,
+            |objective| settings.go_on(objective, start.incumbent),
+        )
     }
 
     fn model(

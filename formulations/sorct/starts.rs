@@ -87,6 +87,19 @@ pub fn random_start<R: Rng>(problem: &SorctProblem, init: Initialization, rng: &
     }
 }
 
+/// The CART tree of the problem's depth on its training rows as a start: one coefficient
+/// -1 per splitting node at CART's threshold (`formulations/axis_start.rs`), the leaves
+/// labelled from the rows CART sends them (step 3 of the module comment, halfway to
+/// uniform as the random starts).
+pub fn cart_start(problem: &SorctProblem) -> Vec<f64> {
+    let lay = &problem.layout;
+    let splits =
+        super::scale::cart_splits(&problem.x, &problem.y, lay.classes, problem.params.depth);
+    let uniform = 1.0 / lay.classes as f64;
+    let c = label_leaves(problem, &splits.leaf_of).map(|v| 0.5 * v + 0.5 * uniform);
+    point(problem, &splits.a, &splits.mu, &c)
+}
+
 /// Leaf labels from a hard routing of the training rows (see the module comment, step 3).
 pub(crate) fn label_leaves(problem: &SorctProblem, leaf_of: &[usize]) -> DMatrix<f64> {
     let lay = &problem.layout;

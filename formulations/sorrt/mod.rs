@@ -82,6 +82,7 @@ use glassbox_core::data::{ColumnData, Encoding, MinMaxScaler, Table};
 use glassbox_core::formulation::{
     FormulationInfo, NlpRegressorFormulation, ParamSpec, ReportedParams, TrainingRows,
 };
+use glassbox_core::starts::GreedyStart;
 use glassbox_core::{GlassboxError, Result};
 use nalgebra::DMatrix;
 use problem::SmoothRow;
@@ -141,6 +142,10 @@ pub struct SorrtConfig {
     /// which only the features of high random-forest importance play a role; this is that
     /// first step's starting points (see `starts`).
     pub start_features: Vec<String>,
+    /// Whether the CART regression tree of the same depth is one of the starts (its splits,
+    /// least-squares leaves; see `starts::cart_start`). The paper's protocol has random
+    /// starts only.
+    pub cart_start: bool,
 }
 
 impl Default for SorrtConfig {
@@ -160,6 +165,7 @@ impl Default for SorrtConfig {
             leaf_bound: DEFAULT_LEAF_BOUND,
             initialization: starts::Initialization::Data,
             start_features: Vec::new(),
+            cart_start: true,
         }
     }
 }
@@ -299,6 +305,11 @@ pub fn info() -> FormulationInfo {
             name: "start_features",
             default: "[] (all)",
             help: "features the random starts' split directions use (the others start at 0)",
+        },
+        ParamSpec {
+            name: "cart_start",
+            default: "true",
+            help: "also start from the CART regression tree of the same depth (false: random starts only, the paper)",
         },
         ParamSpec {
             name: "initialization",
@@ -675,6 +686,16 @@ impl NlpRegressorFormulation for SorrtConfig {
 
     fn random_start(&self, problem: &SorrtProblem, rng: &mut ChaCha8Rng) -> Vec<f64> {
         starts::random_start(problem, self.initialization, rng)
+    }
+
+    fn greedy_starts(&self, problem: &SorrtProblem) -> Vec<GreedyStart> {
+        match self.cart_start {
+            true => vec![GreedyStart {
+                origin: "cart",
+                point: starts::cart_start(problem),
+            }],
+            false => Vec::new(),
+        }
     }
 
     fn model(

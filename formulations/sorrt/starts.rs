@@ -114,6 +114,33 @@ pub fn random_start<R: Rng>(problem: &SorrtProblem, init: Initialization, rng: &
     point(problem, &a, &mu)
 }
 
+/// The CART regression tree of the problem's depth on its training rows as a start: one
+/// coefficient -1 per splitting node at CART's threshold (`formulations/axis_start.rs`),
+/// and at each leaf the least-squares linear model of the rows CART sends there (as the
+/// data starts' leaves; the mean of y where a leaf receives none).
+pub fn cart_start(problem: &SorrtProblem) -> Vec<f64> {
+    use crate::axis_start;
+    use crate::cart::grow::Targets;
+    let lay = &problem.layout;
+    let (x, y) = (&*problem.x, &*problem.y);
+    let depth = (lay.leaves as f64).log2().round() as usize;
+    let splits = axis_start::cart_splits(x, Targets::Values(y), depth);
+    let mean = y.iter().sum::<f64>() / y.len().max(1) as f64;
+    let mut a = DMatrix::zeros(lay.p, lay.nodes);
+    let mut mu = vec![0.0; lay.nodes];
+    a.columns_mut(0, lay.branches).copy_from(&splits.a);
+    mu[..lay.branches].copy_from_slice(&splits.mu);
+    for l in 0..lay.leaves {
+        let rows: Vec<usize> = (0..x.nrows()).filter(|&i| splits.leaf_of[i] == l).collect();
+        let (slopes, intercept) = least_squares(x, y, &rows, mean);
+        for j in 0..lay.p {
+            a[(j, lay.branches + l)] = slopes[j];
+        }
+        mu[lay.branches + l] = -intercept;
+    }
+    point(problem, &a, &mu)
+}
+
 /// Ridge least squares of `y` on the rows `rows` of `x`: (slopes, intercept), the
 /// intercept unpenalized. No rows: slopes 0, intercept `fallback`.
 pub(crate) fn least_squares(

@@ -5,6 +5,7 @@
 //! the same CLI with its formulations and backends. Errors are printed as one line and exit
 //! with status 1; nothing panics on bad input.
 
+mod generate;
 mod models;
 
 use crate::experiment::{self, ExperimentConfig};
@@ -154,9 +155,10 @@ enum Command {
         #[arg(long)]
         plot: Option<PathBuf>,
     },
-    /// Generate the synthetic regression data of the S-ORRT paper's Section 4.4 (p = 25,
-    /// two balanced groups on X1 and X2, a linear response per group plus noise) as CSV
-    /// with a header, the response `target` last.
+    /// Generate synthetic data as CSV with a header, the target last: by default the
+    /// regression data of the S-ORRT paper's Section 4.4 (p = 25, two balanced groups on X1
+    /// and X2, a linear response per group plus noise); with `--kind sparse-tree`,
+    /// classification data drawn from a sparse oblique tree (src/core/synthetic/tree.rs).
     Generate {
         /// Number of rows.
         #[arg(long)]
@@ -170,6 +172,8 @@ enum Command {
         /// Replace the file if it exists.
         #[arg(long)]
         force: bool,
+        #[command(flatten)]
+        kind: generate::KindArgs,
     },
     /// Compare solvers on the same instances from results files of `glassbox run` (one
     /// run per solver, same config otherwise): per-solver tables, and optionally Dolan-More
@@ -347,11 +351,8 @@ fn dispatch(command: Command, registry: Arc<Registry>) -> Result<()> {
             seed,
             out,
             force,
-        } => {
-            crate::synthetic::generate_file(rows, seed, &out, force)?;
-            println!("wrote {rows} rows (seed {seed}) to {}", out.display());
-            Ok(())
-        }
+            kind,
+        } => generate::generate(&kind, rows, seed, &out, force),
         Command::Compare {
             results,
             drop_unmatched,

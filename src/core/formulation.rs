@@ -99,6 +99,29 @@ pub trait NlpClassifierFormulation {
     ) -> crate::Result<Self::Problem>;
     /// A seeded random starting point.
     fn random_start(&self, problem: &Self::Problem, rng: &mut rand_chacha::ChaCha8Rng) -> Vec<f64>;
+    /// Starting points the formulation builds from the training data itself, solved before
+    /// the seeded random starts (S-ORCT, l0tree: the CART tree of the same depth); none by
+    /// default.
+    fn greedy_starts(&self, _problem: &Self::Problem) -> Vec<crate::starts::GreedyStart> {
+        Vec::new()
+    }
+    /// How many [`Self::greedy_starts`] a split has (for progress bars; 0 by default).
+    fn greedy_start_count(&self) -> usize {
+        0
+    }
+    /// Solves `problem` from the start in `options` (its warm start) with `solver`: one solve
+    /// by default. A formulation may solve a sequence of problems instead (S-ORCT's gamma
+    /// continuation of random starts); the result is then that of the last, with the
+    /// iterations and seconds of all.
+    fn solve_start(
+        &self,
+        problem: &Self::Problem,
+        solver: &dyn crate::NlpSolver,
+        options: &crate::SolveOptions,
+        _start: crate::starts::StartContext,
+    ) -> crate::Result<crate::SolveResult> {
+        solver.solve(problem, options)
+    }
     /// The fitted model at NLP point `x`.
     fn model(
         &self,
@@ -198,6 +221,28 @@ pub trait NlpRegressorFormulation {
     ) -> crate::Result<Self::Problem>;
     /// A seeded random starting point.
     fn random_start(&self, problem: &Self::Problem, rng: &mut rand_chacha::ChaCha8Rng) -> Vec<f64>;
+    /// Starting points the formulation builds from the training data itself, solved before
+    /// the seeded random starts (S-ORRT: the CART regression tree of the same depth); none by
+    /// default.
+    fn greedy_starts(&self, _problem: &Self::Problem) -> Vec<crate::starts::GreedyStart> {
+        Vec::new()
+    }
+    /// How many [`Self::greedy_starts`] a split has (for progress bars; 0 by default).
+    fn greedy_start_count(&self) -> usize {
+        0
+    }
+    /// Solves `problem` from the start in `options` (its warm start) with `solver`: one solve
+    /// by default. A formulation may solve a sequence of problems instead (a continuation);
+    /// the result is then that of the last, with the iterations and seconds of all.
+    fn solve_start(
+        &self,
+        problem: &Self::Problem,
+        solver: &dyn crate::NlpSolver,
+        options: &crate::SolveOptions,
+        _start: crate::starts::StartContext,
+    ) -> crate::Result<crate::SolveResult> {
+        solver.solve(problem, options)
+    }
     /// The fitted model at NLP point `x`.
     fn model(
         &self,

@@ -24,6 +24,7 @@ pub mod options;
 pub mod plot;
 pub mod result;
 pub mod solver;
+pub mod starts;
 pub mod synthetic;
 #[cfg(feature = "torch")]
 pub mod tensor;

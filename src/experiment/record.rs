@@ -86,6 +86,10 @@ pub struct SolveRecord {
     /// The MILP statistics `mip_gap`, `dual_bound`, `nodes` (MILP formulations only).
     #[serde(flatten, default, skip_serializing_if = "Option::is_none")]
     pub milp: Option<MilpStats>,
+    /// Where a start the formulation built itself comes from (`"cart"`: the greedy tree of
+    /// the same depth); absent for random starts and the warm start.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub origin: Option<String>,
 }
 
 /// The MILP statistics of a results line (left out where the backend gave none).
@@ -146,6 +150,7 @@ impl SolveRecord {
             lambda_bound: None,
             decomposition: None,
             milp: None,
+            origin: None,
         }
     }
 

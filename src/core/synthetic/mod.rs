@@ -5,13 +5,17 @@
 //!   ...);
 //! - [`oblique`]: a classification table labelled by two sparse oblique hyperplanes, for
 //!   demos and tests ([`synthetic_oblique`], also found as
-//!   [`crate::data::synthetic_oblique`]).
+//!   [`crate::data::synthetic_oblique`]);
+//! - [`tree`]: classification data drawn from a sparse oblique tree, for checking that a
+//!   sparse tree learner recovers the relevant features (`glassbox generate --kind
+//!   sparse-tree`).
 //!
 //! Depends on the core's error and data types, `model::write_atomically_with`, `nalgebra`,
 //! `rand` and `rand_chacha`.
 
 pub mod oblique;
 pub mod regression;
+pub mod tree;
 
 pub use oblique::synthetic_oblique;
 pub use regression::{

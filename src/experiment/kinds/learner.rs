@@ -140,11 +140,8 @@ where
             )
         };
         // The learner's own seed is varied per split so that splits are independent draws.
-        let only = Start {
-            x0: Vec::new(),
-            seed: Some(split.seed),
-        };
-        multistart::run(name, vec![only], carry, |_, _| {
+        let only = Start::only(Vec::new(), Some(split.seed));
+        multistart::run(name, vec![only], carry, |_, _, _| {
             let started = Instant::now();
             let fit = learner.fit(
                 &training,

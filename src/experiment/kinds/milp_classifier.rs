@@ -170,11 +170,8 @@ where
             split.seed,
             (split.train.len(), split.test.len()),
         );
-        let only = Start {
-            x0: start.unwrap_or_default(),
-            seed: None,
-        };
-        multistart::run(f.name(), vec![only], carry, |_, start| {
+        let only = Start::only(start.unwrap_or_default(), None);
+        multistart::run(f.name(), vec![only], carry, |_, start, _| {
             let mip_start = (!start.x0.is_empty()).then(|| WarmStart::primal(start.x0.clone()));
             let options = config.solver.options.with_warm_start(mip_start);
             let started = Instant::now();

@@ -1,7 +1,8 @@
 //! The one runner every kind of formulation goes through: a unit's starts solved in order,
 //! each recorded, the best usable objective selected and its model saved; a stop request
-//! between solves abandons the unit. Also the starts of a multistart (seeded random points,
-//! a saved model's point, or the points a warm path carries from the previous cell).
+//! between solves abandons the unit. Also the starts of a multistart (the formulation's
+//! greedy starts, seeded random points, a saved model's point, or the points a warm path
+//! carries from the previous cell).
 
 use super::super::unit::{UnitCarry, UnitOut};
 use super::super::{ExperimentConfig, SolveRecord};
@@ -10,6 +11,7 @@ use crate::experiment::engine::SplitSpec;
 use crate::experiment::unit::EngineData;
 use crate::formulation::ModelFile;
 use crate::model::JsonValue;
+use crate::starts::{GreedyStart, StartKind};
 use crate::{GlassboxError, Result};
 use nalgebra::DMatrix;
 use rand::SeedableRng;
@@ -19,12 +21,29 @@ use std::path::Path;
 use std::sync::Arc;
 
 /// One start of a unit: its point (empty where the kind starts from nothing or from its own
-/// heuristic) and the seed it was drawn with (none for a warm start).
+/// heuristic), the seed it was drawn with (none for a warm or greedy start), what kind of
+/// start it is and, for a greedy start, where it comes from.
 pub(crate) struct Start {
     /// The starting point.
     pub x0: Vec<f64>,
     /// Its seed.
     pub seed: Option<u64>,
+    /// Its kind (a point carried along a warm path is `Given`).
+    pub kind: StartKind,
+    /// A greedy start's origin (e.g. `"cart"`), as its results line reports it.
+    pub origin: Option<&'static str>,
+}
+
+impl Start {
+    /// The one start of a kind that solves once from its own heuristic or from nothing.
+    pub(crate) fn only(x0: Vec<f64>, seed: Option<u64>) -> Start {
+        Start {
+            x0,
+            seed,
+            kind: StartKind::Given,
+            origin: None,
+        }
+    }
 }
 
 /// What one solve of a unit produced.
@@ -39,13 +58,13 @@ pub(crate) struct Solved<M> {
     pub point: Vec<f64>,
 }
 
-/// Runs `starts` in order with `solve` (given each start's index; see the module comment).
-/// `kind` tags the saved model.
+/// Runs `starts` in order with `solve` (given each start's index and the best usable
+/// objective before it; see the module comment). `kind` tags the saved model.
 pub(crate) fn run<M: ModelFile>(
     kind: &str,
     starts: Vec<Start>,
     carry: &UnitCarry<'_>,
-    mut solve: impl FnMut(usize, &Start) -> Result<Solved<M>>,
+    mut solve: impl FnMut(usize, &Start, Option<f64>) -> Result<Solved<M>>,
 ) -> Result<UnitOut> {
     let mut records = Vec::with_capacity(starts.len());
     let mut points = Vec::with_capacity(starts.len());
@@ -59,7 +78,7 @@ pub(crate) fn run<M: ModelFile>(
                 model: None,
             });
         }
-        let solved = solve(s, start)?;
+        let solved = solve(s, start, best.as_ref().map(|(b, _, _)| *b))?;
         carry.progress.inc(1);
         if let (true, Some(objective), Some(model)) =
             (solved.usable, solved.record.objective, solved.model)
@@ -71,6 +90,7 @@ pub(crate) fn run<M: ModelFile>(
         records.push(SolveRecord {
             start: s,
             seed: start.seed,
+            origin: start.origin.map(str::to_string),
             ..solved.record
         });
         points.push(solved.point);
@@ -110,21 +130,33 @@ pub(crate) fn start_seed(config: &ExperimentConfig, r: usize, s: usize) -> u64 {
         .wrapping_add((r * 1_000 + s) as u64)
 }
 
-/// The starts of a multistart on split `r` of a problem with `n` variables:
+/// The starts of a multistart on split `r` of a problem with `n` variables: the
+/// formulation's `greedy` starts first (so that the random starts know an incumbent), then
 /// `multistart.starts` seeded random points (`random`), then the point of the saved model
-/// (`warm`, if any). A warm path's `carried` points replace them one for one (same seeds).
+/// (`warm`, if any). A warm path's `carried` points replace them one for one (same seeds;
+/// the previous cell had the same starts in the same order).
 pub(crate) fn starts(
     config: &ExperimentConfig,
     r: usize,
     n: usize,
     carried: Option<Vec<Vec<f64>>>,
+    greedy: Vec<GreedyStart>,
     random: impl Fn(&mut ChaCha8Rng) -> Vec<f64>,
     warm: Option<&dyn Fn() -> Result<Vec<f64>>>,
 ) -> Result<Vec<Start>> {
-    let seeds: Vec<Option<u64>> = (0..config.multistart.starts)
-        .map(|s| Some(start_seed(config, r, s)))
+    let kinds: Vec<(StartKind, Option<&'static str>)> = greedy
+        .iter()
+        .map(|g| (StartKind::Greedy, Some(g.origin)))
+        .chain((0..config.multistart.starts).map(|_| (StartKind::Random, None)))
+        .chain(warm.map(|_| (StartKind::Given, None)))
+        .collect();
+    let seeds: Vec<Option<u64>> = greedy
+        .iter()
+        .map(|_| None)
+        .chain((0..config.multistart.starts).map(|s| Some(start_seed(config, r, s))))
         .chain(warm.map(|_| None))
         .collect();
+    let from_path = carried.is_some();
     let points: Vec<Vec<f64>> = match carried {
         Some(points) if points.len() != seeds.len() => {
             return Err(GlassboxError::Config(format!(
@@ -136,11 +168,13 @@ pub(crate) fn starts(
         }
         Some(points) => points,
         None => {
-            let mut points: Vec<Vec<f64>> = seeds
-                .iter()
-                .flatten()
-                .map(|&seed| random(&mut ChaCha8Rng::seed_from_u64(seed)))
-                .collect();
+            let mut points: Vec<Vec<f64>> = greedy.into_iter().map(|g| g.point).collect();
+            points.extend(
+                seeds
+                    .iter()
+                    .flatten()
+                    .map(|&seed| random(&mut ChaCha8Rng::seed_from_u64(seed))),
+            );
             if let Some(warm) = warm {
                 points.push(warm()?);
             }
@@ -159,7 +193,13 @@ pub(crate) fn starts(
     Ok(points
         .into_iter()
         .zip(seeds)
-        .map(|(x0, seed)| Start { x0, seed })
+        .zip(kinds)
+        .map(|((x0, seed), (kind, origin))| Start {
+            x0,
+            seed,
+            kind: if from_path { StartKind::Given } else { kind },
+            origin,
+        })
         .collect())
 }
 
@@ -230,8 +270,9 @@ pub(crate) fn warm_model<M>(
 }
 
 /// The starts of an NLP multistart on `split` for a problem of `n` variables: a warm path's
-/// carried points (a carried model through `warm_start`), else the seeded `random` points,
-/// then the point of `warm` (the model of `multistart.warm_start`) through `warm_start`.
+/// carried points (a carried model through `warm_start`),
+/// else the formulation's `greedy` starts and the seeded `random` points, then the point of
+/// `warm` (the model of `multistart.warm_start`) through `warm_start`.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn nlp_starts<M: serde::de::DeserializeOwned>(
     config: &ExperimentConfig,
@@ -242,6 +283,7 @@ pub(crate) fn nlp_starts<M: serde::de::DeserializeOwned>(
     n: usize,
     warm: Option<&M>,
     warm_start: impl Fn(&M) -> Result<Vec<f64>>,
+    greedy: Vec<GreedyStart>,
     random: impl Fn(&mut ChaCha8Rng) -> Vec<f64>,
 ) -> Result<Vec<Start>> {
     let carried = carried_points(carry, data, split, n, |json| {
@@ -256,9 +298,84 @@ pub(crate) fn nlp_starts<M: serde::de::DeserializeOwned>(
         split.id,
         n,
         carried,
+        greedy,
         random,
         warm_point
             .as_ref()
             .map(|w| w as &dyn Fn() -> Result<Vec<f64>>),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::Path;
+
+    fn config(starts: usize) -> ExperimentConfig {
+        let text = format!(
+            "[data]\nsynthetic = {{ rows = 20, features = 2, classes = 2, seed = 1 }}\n\
+             [formulation]\nname = \"sorct\"\ndepth = 1\n[solver]\nname = \"ipopt\"\n\
+             [multistart]\nstarts = {starts}\nseed = 3\n"
+        );
+        ExperimentConfig::parse(Path::new("x.toml"), &text).unwrap()
+    }
+
+    fn greedy() -> Vec<GreedyStart> {
+        vec![GreedyStart {
+            origin: "cart",
+            point: vec![9.0],
+        }]
+    }
+
+    #[test]
+    fn greedy_starts_come_first_then_random_then_warm_and_carried_points_replace_them() {
+        let config = config(2);
+        let random = |rng: &mut ChaCha8Rng| vec![rand::Rng::random::<f64>(rng)];
+        let warm = || Ok(vec![7.0]);
+        let first = starts(&config, 0, 1, None, greedy(), random, Some(&warm)).unwrap();
+        assert_eq!(first.len(), 4);
+        assert_eq!(first[0].x0, vec![9.0]);
+        assert_eq!(
+            (first[0].kind, first[0].origin),
+            (StartKind::Greedy, Some("cart"))
+        );
+        assert_eq!(first[0].seed, None);
+        // The random starts keep the seeds they have without a greedy start.
+        for s in 0..2 {
+            assert_eq!(first[1 + s].kind, StartKind::Random);
+            assert_eq!(first[1 + s].seed, Some(start_seed(&config, 0, s)));
+        }
+        assert_eq!(
+            (first[3].x0.clone(), first[3].kind),
+            (vec![7.0], StartKind::Given)
+        );
+        // A warm path's points replace every start, in order, as given points.
+        let carried: Vec<Vec<f64>> = (0..4).map(|i| vec![i as f64]).collect();
+        let again = starts_of(&config, Some(carried), &warm);
+        let points: Vec<f64> = again.iter().map(|s| s.x0[0]).collect();
+        assert_eq!(points, vec![0.0, 1.0, 2.0, 3.0]);
+        assert!(again.iter().all(|s| s.kind == StartKind::Given));
+        assert_eq!(again[0].origin, Some("cart"));
+        // A path that carried another number of points, or points of another size, is refused.
+        let short = starts(
+            &config,
+            0,
+            1,
+            Some(vec![vec![0.0]]),
+            greedy(),
+            random,
+            Some(&warm),
+        );
+        assert!(short.is_err());
+        let wrong = starts(&config, 0, 2, None, greedy(), random, Some(&warm));
+        assert!(wrong.is_err());
+    }
+
+    fn starts_of(
+        config: &ExperimentConfig,
+        carried: Option<Vec<Vec<f64>>>,
+        warm: &dyn Fn() -> Result<Vec<f64>>,
+    ) -> Vec<Start> {
+        starts(config, 0, 1, carried, greedy(), |_| vec![0.5], Some(warm)).unwrap()
+    }
 }

@@ -14,6 +14,7 @@ use crate::formulation::NlpClassifierFormulation;
 use crate::formulations::decomposition::{self, DecompositionConfig};
 use crate::model::{json_of, Classifier, JsonValue};
 use crate::nlp::NlpProblem;
+use crate::starts::StartContext;
 use crate::{metrics, GlassboxError, Result, SolveOptions, WarmStart};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -62,7 +63,9 @@ where
         self.0.decomposable()
     }
     fn solves_per_unit(&self, config: &ExperimentConfig) -> usize {
-        config.multistart.starts + usize::from(config.multistart.warm_start.is_some())
+        self.0.greedy_start_count()
+            + config.multistart.starts
+            + usize::from(config.multistart.warm_start.is_some())
     }
 
     fn check(&self, config: &ExperimentConfig, data: &EngineData) -> Result<()> {
@@ -95,6 +98,7 @@ where
             n,
             warm_model.as_ref(),
             |m| f.warm_start(m, &problem, &scaler),
+            f.greedy_starts(&problem),
             |rng| f.random_start(&problem, rng),
         )?;
         let solver = config
@@ -119,14 +123,20 @@ where
                 d.encoding.clone(),
             )
         };
-        multistart::run(f.name(), starts, carry, |s, start| {
+        multistart::run(f.name(), starts, carry, |s, start, incumbent| {
             let options = config
                 .solver
                 .options
                 .with_warm_start(Some(WarmStart::primal(start.x0.clone())));
             let started = Instant::now();
             let (result, trace) = match &config.decomposition {
-                None => (solver.solve(&problem, &options)?, None),
+                None => {
+                    let context = StartContext {
+                        kind: start.kind,
+                        incumbent,
+                    };
+                    (f.solve_start(&problem, &*solver, &options, context)?, None)
+                }
                 Some(dec) => {
                     let observe = |x: &[f64]| {
                         let model = model_at(x);

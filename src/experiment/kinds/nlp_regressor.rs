@@ -64,7 +64,9 @@ where
         true
     }
     fn solves_per_unit(&self, config: &ExperimentConfig) -> usize {
-        config.multistart.starts + usize::from(config.multistart.warm_start.is_some())
+        self.0.greedy_start_count()
+            + config.multistart.starts
+            + usize::from(config.multistart.warm_start.is_some())
     }
 
     fn check(&self, config: &ExperimentConfig, data: &EngineData) -> Result<()> {
@@ -97,6 +99,7 @@ where
             n,
             warm_model.as_ref(),
             |m| f.warm_start(m, &problem, &scaler),
+            f.greedy_starts(&problem),
             |rng| f.random_start(&problem, rng),
         )?;
         let solver = config
@@ -113,13 +116,17 @@ where
             split.seed,
             (split.train.len(), split.test.len()),
         );
-        multistart::run(f.name(), starts, carry, |_, start| {
+        multistart::run(f.name(), starts, carry, |_, start, incumbent| {
             let options = config
                 .solver
                 .options
                 .with_warm_start(Some(WarmStart::primal(start.x0.clone())));
             let started = Instant::now();
-            let result = solver.solve(&problem, &options)?;
+            let context = crate::starts::StartContext {
+                kind: start.kind,
+                incumbent,
+            };
+            let result = f.solve_start(&problem, &*solver, &options, context)?;
             let seconds = started.elapsed().as_secs_f64();
             let nan = f64::NAN;
             let mut m = RegressionMetrics {

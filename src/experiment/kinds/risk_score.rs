@@ -56,11 +56,8 @@ impl Formulation for RiskScore {
         let solver = config
             .registry
             .milp_solver(&config.solver.name, &config.solver.options)?;
-        let only = Start {
-            x0: Vec::new(),
-            seed: None,
-        };
-        multistart::run(self.name(), vec![only], carry, |_, _| {
+        let only = Start::only(Vec::new(), None);
+        multistart::run(self.name(), vec![only], carry, |_, _, _| {
             fit_split(config, &self.0, &*solver, d, split)
         })
     }

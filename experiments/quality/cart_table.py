@@ -1,0 +1,175 @@
+#!/usr/bin/env python3
+"""Never worse than CART: S-ORCT (lambda = 0) against CART of the same depth on the same
+splits, for every classification data set of ../shared/datasets and depths 1 to 4 (where
+2^D is at least the number of classes). Ten seeded stratified 75/25 splits, 20 random
+starts (the S-ORCT paper's protocol), IPOPT.
+
+Variants (one results folder each under OUT):
+  cart     CART of depth D (Gini, grown to depth D, no pruning).
+  paper    S-ORCT as the paper runs it: split_scale = "fixed" (gamma = 512 with the 1/p
+           factor), random starts only (cart_start = false). glassbox's default before
+           issue 24.
+  default  S-ORCT with glassbox's defaults (split_scale = "data", the CART start, gamma
+           continuation of the random starts).
+
+usage:
+  cart_table.py run GLASSBOX --out DIR [--variants cart,paper,default] [--datasets a,b]
+                [--depths 1,2,3,4] [--splits 10] [--starts 20] [--shard i/n]
+  cart_table.py table --out DIR [--variants ...]       # markdown table on stdout
+
+Each (variant, data set, depth) is one config on the experiment engine (resumable: an
+interrupted cell continues where it stopped when `run` is repeated). `--shard i/n` runs
+every n-th cell, for separate processes (IPOPT solves one problem at a time per process).
+"""
+import argparse, json, os, statistics, subprocess, sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+DATA = os.path.normpath(os.path.join(HERE, "../../../shared/datasets"))
+MONKS = '["a1", "a2", "a3", "a4", "a5", "a6"]'
+CAR = '["buying", "maint", "doors", "persons", "lug_boots", "safety"]'
+# name: (classes, categorical columns, drop_missing)
+SETS = {
+    "iris": (3, "[]", False), "wine": (3, "[]", False), "sonar": (2, "[]", False),
+    "ionosphere": (2, "[]", False), "pima": (2, "[]", False),
+    "german_credit": (2, "[]", False), "ecoli": (8, "[]", False),
+    "haberman": (2, "[]", False), "breast_cancer_wisconsin": (2, "[]", False),
+    "climate": (2, "[]", False), "wholesale": (2, "[]", False),
+    "parkinsons": (2, "[]", False), "spectf": (2, "[]", False),
+    "heart_cleveland": (2, "[]", True), "tic_tac_toe": (2, "[]", False),
+    "spambase": (2, "[]", False), "monks1": (2, MONKS, False), "monks2": (2, MONKS, False),
+    "monks3": (2, MONKS, False), "car": (4, CAR, False), "thyroid": (3, "[]", False),
+}
+VARIANTS = {
+    "cart": 'name = "cart"\ndepth = %(depth)d\n',
+    "paper": 'name = "sorct"\ndepth = %(depth)d\nsplit_scale = "fixed"\ncart_start = false\n',
+    "default": 'name = "sorct"\ndepth = %(depth)d\n',
+}
+SOLVER = '\n[solver]\nname = "ipopt"\ntime_limit = 300.0\n\n[multistart]\nstarts = %(starts)d\nseed = 1\n'
+
+
+def cells(args):
+    out = []
+    for variant in args.variants.split(","):
+        for dataset in args.datasets.split(","):
+            classes = SETS[dataset][0]
+            for depth in [int(d) for d in args.depths.split(",")]:
+                if 2 ** depth >= classes:
+                    out.append((variant, dataset, depth))
+    return out
+
+
+def config(variant, dataset, depth, splits, starts):
+    _, categorical, drop = SETS[dataset]
+    text = ('[data]\npath = "%s"\ncategorical = %s\ndrop_missing = %s\n\n[split]\n'
+            'test_fraction = 0.25\nrepeats = %d\nseed = 1\n\n[formulation]\n'
+            % (os.path.join(DATA, dataset + ".csv"), categorical, str(drop).lower(), splits))
+    text += VARIANTS[variant] % {"depth": depth}
+    if variant != "cart":
+        text += SOLVER % {"starts": starts}
+    # The engine makes the cell resumable split by split.
+    text += '\n[experiment]\nsave_models = false\n'
+    return text
+
+
+def cell_dir(out, variant, dataset, depth):
+    return os.path.join(out, variant, "%s_d%d" % (dataset, depth))
+
+
+def run(args):
+    shard, of = (int(v) for v in args.shard.split("/"))
+    for k, (variant, dataset, depth) in enumerate(cells(args)):
+        if k % of != shard - 1:
+            continue
+        d = cell_dir(args.out, variant, dataset, depth)
+        os.makedirs(d, exist_ok=True)
+        path = os.path.join(d, "config.toml")
+        with open(path, "w") as f:
+            f.write(config(variant, dataset, depth, args.splits, args.starts))
+        print("%s %s D=%d" % (variant, dataset, depth), flush=True)
+        subprocess.run([args.glassbox, "run", path, "--out", os.path.join(d, "run")],
+                       check=True, stdout=subprocess.DEVNULL)
+
+
+def load(out, variant, dataset, depth):
+    path = os.path.join(cell_dir(out, variant, dataset, depth), "run", "results.jsonl")
+    if not os.path.exists(path):
+        return None
+    recs = [json.loads(l) for l in open(path)]
+    splits = sorted({r["split"] for r in recs})
+    acc, secs, gamma = [], [], []
+    for s in splits:
+        of = [r for r in recs if r["split"] == s]
+        sel = [r for r in of if r.get("selected")]
+        if variant == "cart":
+            sel = of
+        if not sel:
+            continue
+        acc.append(sel[0]["test_accuracy"])
+        secs.append(sum(r["solve_seconds"] for r in of))
+        gamma.append(sel[0].get("gamma"))
+        cart_won = None
+    origin = sum(1 for r in recs if r.get("selected") and r.get("origin") == "cart")
+    return {"acc": acc, "secs": secs, "gamma": gamma, "cart_selected": origin}
+
+
+def table(args):
+    variants = args.variants.split(",")
+    sorct = [v for v in variants if v != "cart"]
+    head = ["data set", "D", "CART"] + ["S-ORCT %s" % v for v in sorct]
+    head += ["%s - CART (pp)" % v for v in sorct]
+    head += ["s/split %s" % v for v in sorct] + ["gamma (default)", "splits"]
+    print("| " + " | ".join(head) + " |")
+    print("|" + "---|" * len(head))
+    worst = {}
+    for dataset in args.datasets.split(","):
+        for depth in [int(d) for d in args.depths.split(",")]:
+            if 2 ** depth < SETS[dataset][0]:
+                continue
+            res = {v: load(args.out, v, dataset, depth) for v in variants}
+            if res.get("cart") is None:
+                continue
+            n = min(len(r["acc"]) for r in res.values() if r is not None)
+            if n == 0:
+                continue
+            mean = lambda r: statistics.mean(r["acc"][:n]) if r else float("nan")
+            cart = mean(res["cart"])
+            row = [dataset, str(depth), "%.1f" % (100 * cart)]
+            row += ["%.1f" % (100 * mean(res[v])) if res[v] else "not run" for v in sorct]
+            for v in sorct:
+                if res[v]:
+                    diff = 100 * (mean(res[v]) - cart)
+                    worst[v] = min(worst.get(v, 99.0), diff)
+                    row.append("%+.1f" % diff)
+                else:
+                    row.append("")
+            row += ["%.1f" % statistics.median(res[v]["secs"][:n]) if res[v] else "" for v in sorct]
+            g = res.get("default")
+            row.append("%g" % statistics.median(g["gamma"][:n]) if g and g["gamma"][0] else "")
+            row.append(str(n))
+            print("| " + " | ".join(row) + " |")
+    for v, w in worst.items():
+        print("\nworst %s - CART: %+.1f pp" % (v, w))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("command", choices=["run", "table"])
+    ap.add_argument("glassbox", nargs="?")
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--variants", default="cart,paper,default")
+    ap.add_argument("--datasets", default=",".join(SETS))
+    ap.add_argument("--depths", default="1,2,3,4")
+    ap.add_argument("--splits", type=int, default=10)
+    ap.add_argument("--starts", type=int, default=20)
+    ap.add_argument("--shard", default="1/1")
+    args = ap.parse_args()
+    if args.command == "run":
+        if not args.glassbox:
+            sys.exit("run needs the glassbox binary")
+        run(args)
+    else:
+        table(args)
+
+
+if __name__ == "__main__":
+    main()

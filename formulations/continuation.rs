@@ -1,0 +1,196 @@
+//! Continuation along the slope gamma of a randomized tree: a start is solved at a soft
+//! gamma, where its splits feel every row, then at gammas raised step by step to the
+//! target, each stage warm-started from the last. S-ORCT and l0tree use it for their random
+//! starts when `split_scale = "data"` raised gamma (`formulations/sorct/scale.rs`
+//! says when and why).
+//!
+//! After the first stage a `screen` decides whether the start is worth the sharper stages:
+//! the runner tells the formulation the best objective of the split so far, and a start
+//! whose soft solution, read at the target gamma, is far above it stops there. A stopped
+//! start is reported as feasible at a limit of its own ("other"), with the target
+//! problem's objective at its point, or as having no solution when that point violates the
+//! target problem's constraints (S-ORCT's (8) depends on gamma).
+//!
+//! Depends on the core only (`nlp`, `solver`, `options`, `result`).
+
+use glassbox_core::nlp::NlpProblem;
+use glassbox_core::{
+    Limit, NlpSolver, Result, SolveOptions, SolveResult, TerminationStatus, WarmStart,
+};
+use std::time::Instant;
+
+/// Largest constraint or bound violation accepted for a point read at the target gamma.
+const FEASIBILITY_TOLERANCE: f64 = 1e-6;
+
+/// The gammas of a continuation from `from` to `to`: `from`, `from * factor`, ... while
+/// below `to`, then `to`. Just `[to]` when `from >= to`.
+pub fn schedule(from: f64, to: f64, factor: f64) -> Vec<f64> {
+    let mut stages = Vec::new();
+    let mut g = from;
+    while g < to && factor > 1.0 {
+        stages.push(g);
+        g *= factor;
+    }
+    stages.push(to);
+    stages
+}
+
+/// Solves `target` (the problem at the last gamma of `stages`) from the warm start of
+/// `options`, through the problems `at(gamma)` of the earlier stages. `screen(objective)`
+/// receives the target problem's objective at the first stage's point and says whether to
+/// go on. The result is the last stage's, with the iterations and seconds of every stage;
+/// `raw_status` lists the stages.
+pub fn solve<P: NlpProblem>(
+    stages: &[f64],
+    at: impl Fn(f64) -> P,
+    target: &dyn NlpProblem,
+    solver: &dyn NlpSolver,
+    options: &SolveOptions,
+    screen: impl Fn(f64) -> bool,
+) -> Result<SolveResult> {
+    let started = Instant::now();
+    let Some((_, earlier)) = stages.split_last() else {
+        return solver.solve(target, options);
+    };
+    let mut options = options.clone();
+    let mut iterations = 0;
+    let mut trail = Vec::new();
+    let mut last: Option<SolveResult> = None;
+    for (k, &gamma) in earlier.iter().enumerate() {
+        if let Some(limit) = options.time_limit {
+            if started.elapsed().as_secs_f64() >= limit {
+                break;
+            }
+        }
+        let stage_options = with_remaining(&options, started, iterations);
+        let result = solver.solve(&at(gamma), &stage_options)?;
+        iterations += result.iterations;
+        trail.push(format!("gamma {gamma}: {}", result.status));
+        if result.primal.len() != target.num_variables() {
+            return Ok(finish(result, iterations, started, &trail));
+        }
+        options.warm_start = Some(WarmStart::primal(result.primal.clone()));
+        let screened_out = k == 0 && {
+            let at_target = target.objective(&result.primal);
+            trail.push(format!("objective at the target {at_target:.6e}"));
+            !screen(at_target)
+        };
+        last = Some(result);
+        if screened_out {
+            trail.push("screened out".to_string());
+            return Ok(read_at_target(
+                last,
+                target,
+                Limit::Other,
+                iterations,
+                started,
+                &trail,
+            ));
+        }
+    }
+    if let Some(limit) = options.time_limit {
+        if started.elapsed().as_secs_f64() >= limit && last.is_some() {
+            trail.push("time limit before the target gamma".to_string());
+            return Ok(read_at_target(
+                last,
+                target,
+                Limit::Time,
+                iterations,
+                started,
+                &trail,
+            ));
+        }
+    }
+    let stage_options = with_remaining(&options, started, iterations);
+    let result = solver.solve(target, &stage_options)?;
+    iterations += result.iterations;
+    trail.push(format!(
+        "gamma {}: {}",
+        stages[stages.len() - 1],
+        result.raw_status
+    ));
+    Ok(finish(result, iterations, started, &trail))
+}
+
+/// `options` with the time and iterations left after `iterations` in `started`'s time.
+fn with_remaining(options: &SolveOptions, started: Instant, iterations: u64) -> SolveOptions {
+    let mut o = options.clone();
+    if let Some(limit) = o.time_limit {
+        o.time_limit = Some((limit - started.elapsed().as_secs_f64()).max(1e-3));
+    }
+    if let Some(limit) = o.iteration_limit {
+        o.iteration_limit = Some(limit.saturating_sub(iterations).max(1));
+    }
+    o
+}
+
+fn finish(
+    mut result: SolveResult,
+    iterations: u64,
+    started: Instant,
+    trail: &[String],
+) -> SolveResult {
+    result.iterations = iterations;
+    result.wall_seconds = started.elapsed().as_secs_f64();
+    result.raw_status = format!("continuation: {}", trail.join("; "));
+    result
+}
+
+/// The last stage's point as a point of the target problem, stopped by `limit`: its
+/// objective there, feasible at that limit when it satisfies the target's constraints and
+/// bounds, without a solution otherwise.
+fn read_at_target(
+    last: Option<SolveResult>,
+    target: &dyn NlpProblem,
+    limit: Limit,
+    iterations: u64,
+    started: Instant,
+    trail: &[String],
+) -> SolveResult {
+    let mut result = last.expect("called after a stage with a point");
+    let x = &result.primal;
+    let violation = violation(target, x);
+    result.objective = Some(target.objective(x));
+    result.max_violation = Some(violation);
+    result.status = if violation <= FEASIBILITY_TOLERANCE {
+        TerminationStatus::FeasibleAtLimit(limit)
+    } else {
+        TerminationStatus::NoSolutionAtLimit(limit)
+    };
+    // The multipliers belong to another problem.
+    result.constraint_multipliers = None;
+    result.lower_bound_multipliers = None;
+    result.upper_bound_multipliers = None;
+    finish(result, iterations, started, trail)
+}
+
+/// The largest violation of `problem`'s constraints and bounds at `x`.
+pub fn violation(problem: &dyn NlpProblem, x: &[f64]) -> f64 {
+    let (xl, xu) = problem.variable_bounds();
+    let (gl, gu) = problem.constraint_bounds();
+    let mut g = vec![0.0; problem.num_constraints()];
+    problem.constraints(x, &mut g);
+    let beyond = |v: f64, lo: f64, hi: f64| (lo - v).max(v - hi).max(0.0);
+    let bounds = x
+        .iter()
+        .zip(xl.iter().zip(&xu))
+        .map(|(v, (lo, hi))| beyond(*v, *lo, *hi));
+    let rows = g
+        .iter()
+        .zip(gl.iter().zip(&gu))
+        .map(|(v, (lo, hi))| beyond(*v, *lo, *hi));
+    bounds.chain(rows).fold(0.0, f64::max)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn schedules_raise_by_the_factor_and_end_at_the_target() {
+        assert_eq!(schedule(512.0, 512.0, 4.0), vec![512.0]);
+        assert_eq!(schedule(512.0, 8192.0, 4.0), vec![512.0, 2048.0, 8192.0]);
+        assert_eq!(schedule(512.0, 4096.0, 4.0), vec![512.0, 2048.0, 4096.0]);
+        assert_eq!(schedule(1024.0, 512.0, 4.0), vec![512.0]);
+    }
+}

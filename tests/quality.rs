@@ -1,0 +1,95 @@
+//! Solution quality (issue 24): the CART start keeps S-ORCT, l0tree and S-ORRT from ending
+//! below the greedy tree of the same depth. Each test runs one seeded split with a single
+//! random start beside the CART start, so it fails if the CART start is lost (or stops being
+//! solved first). Without it, thyroid's split below ends at 0.925 test accuracy (the majority
+//! share) with either split scale (measured with `cart_start = false`).
+
+use glassbox::experiment::{self, ExperimentConfig, SolveRecord};
+use std::path::PathBuf;
+
+fn shared(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/datasets")
+        .join(name)
+}
+
+/// Runs `formulation` (a `[formulation]` table's body) on one seeded 75/25 split of
+/// `dataset` with one random start; its results lines.
+fn run(dataset: &str, formulation: &str) -> Vec<SolveRecord> {
+    let dir = tempfile::tempdir().unwrap();
+    // CART is a heuristic learner: no solver, no starts.
+    let solver = match formulation.contains("\"cart\"") {
+        true => "",
+        false => "[solver]\nname = \"ipopt\"\n[multistart]\nstarts = 1\nseed = 1\n",
+    };
+    let text = format!(
+        "[data]\npath = \"{}\"\n[split]\ntest_fraction = 0.25\nrepeats = 1\nseed = 1\n\
+         [formulation]\n{formulation}\n{solver}",
+        shared(dataset).display()
+    );
+    let config = ExperimentConfig::parse(&dir.path().join("c.toml"), &text).unwrap();
+    experiment::run(&config, &dir.path().join("out"), false, false)
+        .unwrap()
+        .records
+}
+
+fn selected(records: &[SolveRecord]) -> &SolveRecord {
+    let mut chosen = records.iter().filter(|r| r.selected);
+    let one = chosen.next().expect("no start was selected");
+    assert!(chosen.next().is_none());
+    one
+}
+
+/// The issue's first example: thyroid at depth 2, where S-ORCT from random starts with the
+/// paper's slope ends near the majority share (0.925) and CART reaches about 0.98.
+#[test]
+fn sorct_on_thyroid_depth_two_is_not_worse_than_cart() {
+    let cart = run("thyroid.csv", "name = \"cart\"\ndepth = 2");
+    let cart_accuracy = cart[0].test_accuracy;
+    assert!(cart_accuracy > 0.95, "CART {cart_accuracy}");
+    let records = run("thyroid.csv", "name = \"sorct\"\ndepth = 2");
+    // The CART start is solved first, the random start after it.
+    assert_eq!(records.len(), 2);
+    assert_eq!(records[0].origin.as_deref(), Some("cart"));
+    assert_eq!(records[1].origin, None);
+    let best = selected(&records);
+    assert!(
+        best.test_accuracy >= cart_accuracy - 0.005,
+        "S-ORCT {} against CART {cart_accuracy}",
+        best.test_accuracy
+    );
+    // The data's split scale raised gamma above the paper's 512 (21 skewed features).
+    assert!(best.gamma.unwrap() > 512.0, "gamma {:?}", best.gamma);
+}
+
+/// l0tree (L0glob) shares S-ORCT's CART start and split scale.
+#[test]
+fn l0tree_on_wine_depth_two_is_not_worse_than_cart() {
+    let cart = run("wine.csv", "name = \"cart\"\ndepth = 2");
+    let records = run("wine.csv", "name = \"l0tree\"\ndepth = 2");
+    assert_eq!(records[0].origin.as_deref(), Some("cart"));
+    let best = selected(&records);
+    assert!(
+        best.train_accuracy >= cart[0].train_accuracy - 1e-9,
+        "l0tree train {} against CART train {}",
+        best.train_accuracy,
+        cart[0].train_accuracy
+    );
+}
+
+/// S-ORRT's CART start: least-squares leaves on CART's regression splits.
+#[test]
+fn sorrt_on_boston_depth_two_starts_from_cart() {
+    let records = run("boston_housing.csv", "name = \"sorrt\"\ndepth = 2");
+    assert_eq!(records.len(), 2);
+    assert_eq!(records[0].origin.as_deref(), Some("cart"));
+    let r2 = |r: &SolveRecord| r.regression.as_ref().unwrap().train_r2;
+    // CART of depth 2 alone explains about 0.7 of Boston's training variance; the solve
+    // from its tree with linear leaves does better.
+    assert!(
+        r2(&records[0]) > 0.75,
+        "train R2 from CART {}",
+        r2(&records[0])
+    );
+    assert!(r2(selected(&records)) >= r2(&records[0]));
+}
