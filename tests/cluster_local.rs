@@ -38,6 +38,9 @@ repeats = 2
 seed = 3
 [[formulation]]
 name = "sorct"
+# random starts only, at the given gamma: these tests count a unit's lines by its starts
+cart_start = false
+split_scale = "fixed"
 depth = 2
 lambda_global_log2 = [-1000.0, -3.0]
 [[formulation]]
@@ -260,6 +263,9 @@ repeats = 2
 seed = 3
 [formulation]
 name = "sorct"
+# random starts only, at the given gamma: these tests count a unit's lines by its starts
+cart_start = false
+split_scale = "fixed"
 depth = 2
 lambda_global_log2 = [-1000.0, -6.0, -4.0, -2.0]
 [solver]
