@@ -49,7 +49,11 @@ pub fn solve<P: NlpProblem>(
     screen: impl Fn(f64) -> bool,
 ) -> Result<SolveResult> {
     let started = Instant::now();
-    let Some((_, earlier)) = stages.split_last() else {
+    // One stage is no continuation: the backend's own result, its raw status untouched.
+    let Some((_, earlier)) = stages
+        .split_last()
+        .filter(|(_, earlier)| !earlier.is_empty())
+    else {
         return solver.solve(target, options);
     };
     let mut options = options.clone();

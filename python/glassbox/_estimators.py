@@ -20,7 +20,8 @@ One class per learning problem of the registry (no hand-written class per formul
   clear name (`lambda` -> `lam`); one that collides with an estimator parameter is prefixed
   `formulation_` (the risk scores' greedy `warm_start` -> `formulation_warm_start`).
 - `warm_start=True`: a refit starts from the previous fit's model (saved, then given to the
-  engine as `[multistart] warm_start`) instead of new random starts, as a warm path does.
+  engine as `[multistart] warm_start`) instead of new random starts and the CART start, as a
+  warm path does.
 
 Fitting goes through the library's engine (`glassbox._native.fit`); nothing is solved or
 predicted in Python.
@@ -198,9 +199,13 @@ class GlassboxEstimator(BaseEstimator):
                 warm_model.save(warm_path)
                 if self._uses_solver:
                     starts = 0
+            table = self._formulation_table()
+            if warm_path is not None and any(n == "cart_start" for n, _ in self._params.values()):
+                # A refit starts from the previous model alone: no greedy (CART) start either.
+                table["cart_start"] = False
             model, records = _native.fit(
                 self._formulation["name"],
-                json.dumps(self._formulation_table()),
+                json.dumps(table),
                 columns,
                 target_name,
                 targets,
