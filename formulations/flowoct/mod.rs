@@ -17,18 +17,22 @@
 //! - [`FlowOctProblem`] (`problem.rs`): the MILP, problem (4) of the paper, and how to read
 //!   and write its points as trees;
 //! - [`start`]: the MIP starts (a greedy Gini tree pruned for the objective, a fitted model);
+//! - [`FlowOctStatement`] (`tree_search.rs`): the same problem as an optimal-tree search, for
+//!   a tree-search backend (`[solver] name = "dp"`), read back as the MILP point of the tree;
 //! - [`FlowOctModel`] (`model.rs`): the fitted tree, OCT's tree model tagged `flowoct`.
 //!
-//! Depends on the core (`milp`, `data`, `metrics`, `model`, `formulation`) and on OCT's
+//! Depends on the core (`milp`, `data`, `metrics`, `model`, `formulation`, `tree_search`) and on OCT's
 //! fitted tree and greedy tree (`formulations/oct`), never on a backend.
 
 pub mod binarize;
 mod model;
 mod problem;
 pub mod start;
+mod tree_search;
 
 pub use model::FlowOctModel;
 pub use problem::{check_params, FlowNode, FlowOctParams, FlowOctProblem, FlowTree, Layout};
+pub use tree_search::FlowOctStatement;
 
 use crate::oct::{OctModel, Split};
 use glassbox_core::data::{Encoding, MinMaxScaler};
@@ -36,6 +40,7 @@ use glassbox_core::formulation::{
     FormulationInfo, MilpClassifierFormulation, ParamSpec, ReportedParams,
 };
 use glassbox_core::milp::MilpProblem;
+use glassbox_core::tree_search::TreeSearchStatement;
 use glassbox_core::{metrics, GlassboxError, Result};
 use nalgebra::DMatrix;
 use serde::{Deserialize, Serialize};
@@ -297,6 +302,18 @@ impl MilpClassifierFormulation for FlowOctConfig {
             lambda_global: None,
             gamma: None,
         }
+    }
+
+    fn check_tree_search(&self) -> Result<()> {
+        // Every FlowOCT is a tree search over its binary features (tree_search.rs).
+        Ok(())
+    }
+
+    fn tree_search<'a>(
+        &self,
+        problem: &'a FlowOctProblem,
+    ) -> Result<Box<dyn TreeSearchStatement + 'a>> {
+        Ok(Box::new(FlowOctStatement::new(NAME, problem)?))
     }
 
     fn sparsity(&self, model: &FlowOctModel) -> (f64, f64) {
