@@ -149,7 +149,7 @@ fn formulations_without_a_tree_search_statement_are_refused() {
         (
             "haberman.csv",
             "name = \"loss_tree\"\ndepth = 1",
-            &["loss_tree", "'dp'"][..],
+            &["loss_tree", "'dp'", "oblique"][..],
         ),
     ] {
         let path = write_config(dir.path(), data, formulation, "name = \"dp\"");

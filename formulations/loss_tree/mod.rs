@@ -65,6 +65,18 @@ use std::sync::Arc;
 /// The name configs use.
 pub const NAME: &str = "loss_tree";
 
+/// Why no loss tree is stated as an optimal-tree search problem. The hinge and log-loss
+/// count margins, not misclassifications; the misclassification loss (3.9) counts them, but
+/// over oblique splits `w_t x + b_t` with the penalty `lambda * |w_t|_1` on their weights'
+/// size, which an axis-aligned tree over binary columns does not have. Only univariate
+/// trees (`max_features = 1`) without penalties would coincide with such a search (of depth
+/// D + 1, the last layer's hyperplanes being splits with two leaves), and then only when
+/// `weight_bound` and `epsilon` let every gap between training values be split; that case
+/// is not stated (yet), so every loss tree keeps its MILP only.
+const TREE_SEARCH_REFUSAL: &str = "its splits are oblique hyperplanes w.x + b with an l1 \
+    penalty on w, and only the misclassification loss counts errors: no loss tree is an \
+    axis-aligned tree search over binary columns; solve its MILP (highs, cbc)";
+
 /// The loss of a loss-optimal tree.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -804,6 +816,10 @@ impl MilpClassifierFormulation for LossTreeConfig {
             lambda_global: None,
             gamma: None,
         }
+    }
+
+    fn check_tree_search(&self) -> Result<()> {
+        Err(GlassboxError::formulation(NAME, TREE_SEARCH_REFUSAL))
     }
 
     fn sparsity(&self, model: &LossTreeModel) -> (f64, f64) {
