@@ -8,7 +8,8 @@ binarized classification sets of ../shared/datasets, with one time limit, in one
         --dl85-python /work/dl85-dp-venv/bin/python [--depths 2,3,4] [--time-limit 60] \
         [--repeats 3] [--datasets monks1,car] [--out target/compare_dp/results.jsonl] \
         [--milp-backends highs,cbc] [--milp-datasets monks1,tic_tac_toe,car] \
-        [--milp-time-limit 60]
+        [--milp-time-limit 60] [--milp-jobs 2] [--bench PATH]
+    /work/peers-venv/bin/python benches/compare_dp.py --tables-from target/compare_dp/results.jsonl
 
 pystreed must be importable by the Python that runs this script; pydl8.5 runs in its own
 interpreter (--dl85-python), since it does not install beside a current scikit-learn.
@@ -35,14 +36,22 @@ itself (STreeD's 'Total time elapsed' in its verbose log, DL8.5's `runtime_`) an
 time of its `fit` call. The order of the three tools alternates per repeat; the medians of
 the repeats are reported. The ratio is glassbox's time over the faster peer's own time.
 
-glassbox's MILP backends on the same instances (--milp-datasets, every depth, one solve
-each, after the DP tools): the instance as glassbox's OCT MILP (alpha 0, N_min 1) on the
+glassbox's MILP backends on the same instances (--milp-datasets, `all` for every data set
+run, every depth, one solve each): the instance as glassbox's OCT MILP (alpha 0, N_min 1) on the
 same 0/1 matrix, from OCT's greedy MIP start, one thread, relative gap 0, --milp-time-limit
 seconds (`tree_search_bench ... BACKEND`); status, objective and bound in misclassifications,
-gap and seconds (building the MILP and solving) are reported beside dp's.
+gap and seconds (building the MILP and solving) are reported beside dp's. The MILP solves
+run after all DP timings, so that they never overlap a DP tool's timing; --milp-jobs of them
+run at a time (each single-threaded, its limit wall-clock). A MILP solve that fails (the
+bench exits with an error, or runs past twice its limit plus 120 s and is stopped) is
+recorded with status `error` and its message; the run goes on.
+
+--tables-from prints the tables again from a results file (also from a run that was stopped
+part way: the instances it finished).
 """
 
 import argparse
+import concurrent.futures
 import contextlib
 import io
 import json
@@ -141,10 +150,10 @@ def write(name, x, y):
     return path
 
 
-def run_glassbox(path, depth, limit, backend="dp"):
+def run_glassbox(bench, path, depth, limit, backend="dp"):
     output = subprocess.run(
-        [BENCH, path, str(depth), str(limit), "1", backend], check=True, capture_output=True,
-        text=True,
+        [bench, path, str(depth), str(limit), "1", backend], check=True, capture_output=True,
+        text=True, timeout=2 * limit + 120,
     ).stdout
     line = json.loads(output.strip().splitlines()[-1])
     return {
@@ -176,6 +185,19 @@ def run_streed(x, y, depth, limit):
     }
 
 
+def run_milp(bench, path, depth, limit, backend):
+    """One MILP solve; a failure is a record with status `error`, not the end of the run."""
+    try:
+        return run_glassbox(bench, path, depth, limit, backend)
+    except subprocess.TimeoutExpired:
+        message = f"stopped after {2 * limit + 120:.0f} s"
+    except subprocess.CalledProcessError as error:
+        message = (error.stderr or "").strip().splitlines()[-1:] or [f"exit {error.returncode}"]
+        message = message[0]
+    return {"objective": None, "optimal": False, "bound": None, "own_seconds": float("nan"),
+            "wall_seconds": float("nan"), "status": "error", "gap": None, "error": message}
+
+
 class Dl85Worker:
     """The DL8.5 worker process (see DL85_WORKER)."""
 
@@ -203,21 +225,42 @@ def main():
     parser.add_argument("--time-limit", type=float, default=60.0)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--datasets", default=",".join(CLASSIFICATION))
-    parser.add_argument("--dl85-python", required=True)
+    parser.add_argument("--dl85-python")
     parser.add_argument("--out", default=os.path.join(OUT_DIR, "results.jsonl"))
     parser.add_argument("--milp-backends", default="highs,cbc")
-    parser.add_argument("--milp-datasets", default="monks1,tic_tac_toe,car")
+    parser.add_argument("--milp-datasets", default="monks1,tic_tac_toe,car",
+                        help="data sets whose instances the MILP backends solve too; 'all': every one")
     parser.add_argument("--milp-time-limit", type=float, default=60.0)
+    parser.add_argument("--milp-jobs", type=int, default=1,
+                        help="MILP solves run at a time (after all DP timings)")
+    parser.add_argument("--bench", default=BENCH, help="the tree_search_bench executable")
+    parser.add_argument("--tables-from", help="print the tables of this results file and stop")
     args = parser.parse_args()
     milp_backends = [b for b in args.milp_backends.split(",") if b]
+    if args.tables_from:
+        rows = rows_from_records(args.tables_from)
+        print_table(rows)
+        print_milp_table(rows, milp_backends)
+        return
+    if not args.dl85_python:
+        sys.exit("--dl85-python is required (the interpreter with pydl8.5)")
+    if args.milp_jobs < 1:
+        sys.exit(f"--milp-jobs must be at least 1, got {args.milp_jobs}")
     milp_datasets = set(d for d in args.milp_datasets.split(",") if d)
-    if not os.path.exists(BENCH):
-        sys.exit(f"{BENCH} is missing: cargo build --release --example tree_search_bench")
+    if not os.path.exists(args.bench):
+        sys.exit(f"{args.bench} is missing: cargo build --release --example tree_search_bench")
     depths = [int(d) for d in args.depths.split(",")]
     os.makedirs(os.path.dirname(args.out), exist_ok=True)
     rows = []
+    milp_jobs = []
     dl85 = Dl85Worker(args.dl85_python)
     with open(args.out, "w") as out:
+        def record(row, repeat, tool, result):
+            line = {"dataset": row["dataset"], "rows": row["rows"], "columns": row["columns"],
+                    "depth": row["depth"], "repeat": repeat, "tool": tool, **result}
+            out.write(json.dumps(line) + "\n")
+            out.flush()
+
         for name in args.datasets.split(","):
             x, y = binarize(name)
             if x.shape[1] > MAX_COLUMNS:
@@ -226,9 +269,10 @@ def main():
             path = write(name, x, y)
             xv = x.to_numpy()
             for depth in depths:
+                row = {"dataset": name, "rows": len(y), "columns": x.shape[1], "depth": depth}
                 runs = {"glassbox dp": [], "STreeD": [], "DL8.5": []}
                 tools = [
-                    ("glassbox dp", lambda: run_glassbox(path, depth, args.time_limit)),
+                    ("glassbox dp", lambda: run_glassbox(args.bench, path, depth, args.time_limit)),
                     ("STreeD", lambda: run_streed(xv, y, depth, args.time_limit)),
                     ("DL8.5", lambda: dl85.run(path, depth, args.time_limit)),
                 ]
@@ -237,33 +281,70 @@ def main():
                     for tool, run in order:
                         result = run()
                         runs[tool].append(result)
-                        record = {"dataset": name, "rows": len(y), "columns": x.shape[1],
-                                  "depth": depth, "repeat": repeat, "tool": tool, **result}
-                        out.write(json.dumps(record) + "\n")
-                        out.flush()
-                row = {"dataset": name, "rows": len(y), "columns": x.shape[1], "depth": depth}
+                        record(row, repeat, tool, result)
                 for tool, results in runs.items():
-                    row[tool] = {
-                        "objective": results[0]["objective"],
-                        "optimal": all(r["optimal"] for r in results),
-                        "own": statistics.median(r["own_seconds"] for r in results),
-                        "wall": statistics.median(r["wall_seconds"] for r in results),
-                    }
-                if name in milp_datasets:
-                    row["milp"] = {}
-                    for backend in milp_backends:
-                        result = run_glassbox(path, depth, args.milp_time_limit, backend)
-                        row["milp"][backend] = result
-                        record = {"dataset": name, "rows": len(y), "columns": x.shape[1],
-                                  "depth": depth, "repeat": 0, "tool": f"glassbox {backend}",
-                                  **result}
-                        out.write(json.dumps(record) + "\n")
-                        out.flush()
+                    row[tool] = summarize(results)
                 rows.append(row)
                 print(summary_line(row), flush=True)
-    dl85.close()
+                if "all" in milp_datasets or name in milp_datasets:
+                    row["milp"] = {}
+                    milp_jobs += [(row, path, backend) for backend in milp_backends]
+        dl85.close()
+        # The MILP solves, after every DP timing is done.
+        with concurrent.futures.ThreadPoolExecutor(args.milp_jobs) as pool:
+            futures = {
+                pool.submit(run_milp, args.bench, path, row["depth"], args.milp_time_limit,
+                            backend): (row, backend)
+                for row, path, backend in milp_jobs
+            }
+            for future in concurrent.futures.as_completed(futures):
+                row, backend = futures[future]
+                result = future.result()
+                row["milp"][backend] = result
+                record(row, 0, f"glassbox {backend}", result)
+                print(f"{row['dataset']} d={row['depth']} {backend}: {result['status']} "
+                      f"{result['objective']} / {result['bound']} {result['own_seconds']:.1f}s",
+                      flush=True)
     print_table(rows)
     print_milp_table(rows, milp_backends)
+
+
+def summarize(results):
+    """A DP tool's repeats as one entry: the first objective, all optimal, median times."""
+    return {
+        "objective": results[0]["objective"],
+        "optimal": all(r["optimal"] for r in results),
+        "own": statistics.median(r["own_seconds"] for r in results),
+        "wall": statistics.median(r["wall_seconds"] for r in results),
+    }
+
+
+def rows_from_records(path):
+    """The table rows of a results file: instances whose three DP tools all finished."""
+    instances = {}
+    with open(path) as source:
+        for line in source:
+            line = json.loads(line)
+            key = (line["dataset"], line["depth"])
+            entry = instances.setdefault(key, {"dataset": line["dataset"], "rows": line["rows"],
+                                               "columns": line["columns"], "depth": line["depth"],
+                                               "dp": {}, "milp": {}})
+            tool = line["tool"]
+            if tool in ("glassbox dp", "STreeD", "DL8.5"):
+                entry["dp"].setdefault(tool, []).append(line)
+            else:
+                entry["milp"][tool.removeprefix("glassbox ")] = line
+    rows = []
+    for entry in instances.values():
+        if len(entry["dp"]) < 3:
+            continue
+        row = {k: entry[k] for k in ("dataset", "rows", "columns", "depth")}
+        for tool, results in entry["dp"].items():
+            row[tool] = summarize(results)
+        if entry["milp"]:
+            row["milp"] = entry["milp"]
+        rows.append(row)
+    return rows
 
 
 def summary_line(row):
@@ -318,14 +399,17 @@ def print_milp_table(rows, backends):
         dp = row["glassbox dp"]
         line = f"| {row['dataset']} | {row['depth']} | {dp['objective']:g}, {dp['own']:.4f} |"
         for backend in backends:
-            r = row["milp"][backend]
+            r = row["milp"].get(backend)
+            if r is None:
+                line += " not run | - | - |"
+                continue
             objective = "-" if r["objective"] is None else f"{r['objective']:.6g}"
             bound = "-" if r["bound"] is None else f"{r['bound']:.6g}"
             gap = "-" if r["gap"] is None else f"{100 * r['gap']:.1f}%"
             line += f" {r['status']} | {objective} / {bound} ({gap}) | {r['own_seconds']:.2f} |"
         print(line)
     for backend in backends:
-        solved = sum(row["milp"][backend]["optimal"] for row in rows)
+        solved = sum(row["milp"].get(backend, {}).get("optimal", False) for row in rows)
         print(f"{backend} proved optimal on {solved} of {len(rows)} instances")
 
 
