@@ -4,7 +4,7 @@
 //! at every lambda from 0 to 1 and on small samples of monks-1, car and iris; the point read
 //! back is the MILP point of a tree that scores that objective. Through the engine,
 //! `[solver] name = "dp"` on `[formulation] name = "flowoct"` gives HiGHS's objectives and a
-//! FlowOCT model. Small samples keep every MILP solve to seconds.
+//! FlowOCT model, and the summary labels its solves "tree search", HiGHS's "MILP". Small samples keep every MILP solve to seconds.
 
 use glassbox::data::{ClassificationData, CsvOptions, MinMaxScaler, Table};
 use glassbox::experiment::{self, ExperimentConfig};
@@ -183,6 +183,23 @@ fn dp_runs_flowoct_from_a_config_with_highs_objectives() {
             assert_eq!(r.formulation, "flowoct");
             assert_eq!(r.solver, solver);
         }
+        // The summary labels each solve by what was solved: the search or the MILP.
+        let summary = experiment::summary_table(&outcome.records);
+        let (label, other) = if solver == "dp" {
+            ("split 0 tree search: status optimal", "MILP:")
+        } else {
+            ("split 0 MILP: status optimal", "tree search:")
+        };
+        assert!(
+            summary.contains(label) && !summary.contains(other),
+            "{solver}: {summary}"
+        );
+        let line = std::fs::read_to_string(&outcome.results_path).unwrap();
+        assert_eq!(
+            line.contains("\"tree_search\":true"),
+            solver == "dp",
+            "{line}"
+        );
         // The model is FlowOCT's, and the objective is its own on the training rows.
         let model = FlowOctModel::load(&out.join("models/split-0.json")).unwrap();
         assert_eq!(model.tree.depth, 2);

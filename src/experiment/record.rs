@@ -104,6 +104,11 @@ pub struct MilpStats {
     /// Branch-and-bound nodes.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub nodes: Option<u64>,
+    /// Whether a tree-search backend (such as `dp`) solved the formulation's tree-search
+    /// statement instead of a MILP backend its MILP; the other fields are then the search's,
+    /// read back in the MILP's objective units. Written only when true.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub tree_search: bool,
 }
 
 impl SolveRecord {

@@ -261,7 +261,8 @@ fn risk_score_table(records: &[SolveRecord]) -> String {
 }
 
 /// One line per MILP solve of `records` with its incumbent, dual bound, gap and nodes (empty
-/// when no record has MILP statistics), for the run's summary.
+/// when no record has MILP statistics), for the run's summary; a solve of the formulation's
+/// tree-search statement (`dp`) is labelled "tree search", not "MILP".
 fn milp_stats_lines(records: &[SolveRecord]) -> String {
     use std::fmt::Write as _;
     let show = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{v:.6}"));
@@ -270,8 +271,9 @@ fn milp_stats_lines(records: &[SolveRecord]) -> String {
         let Some(m) = &r.milp else { continue };
         let _ = writeln!(
             out,
-            "split {} MILP: status {}, incumbent {}, dual bound {}, gap {}, nodes {}",
+            "split {} {}: status {}, incumbent {}, dual bound {}, gap {}, nodes {}",
             r.split,
+            if m.tree_search { "tree search" } else { "MILP" },
             r.status,
             show(r.objective),
             show(m.dual_bound),

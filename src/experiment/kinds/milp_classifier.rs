@@ -201,6 +201,7 @@ where
                     mip_gap: result.gap,
                     dual_bound: result.dual_bound,
                     nodes: result.nodes,
+                    tree_search: matches!(solve, Solve::TreeSearch(..)),
                 }),
                 ..blank.clone().solved(&result, seconds)
             };

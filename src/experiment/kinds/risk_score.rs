@@ -133,6 +133,7 @@ fn fit_split(
             mip_gap: result.gap,
             dual_bound: result.dual_bound,
             nodes: result.nodes,
+            tree_search: false,
         }),
         delta_local: unused_percent,
         delta_global: unused_percent,
