@@ -223,3 +223,15 @@ fn dp_runs_flowoct_from_a_config_with_highs_objectives() {
         assert!((dp - highs).abs() < 1e-6, "dp {dp}, highs {highs}");
     }
 }
+
+#[test]
+fn the_compare_example_configs_load_and_differ_only_in_the_backend() {
+    for solver in ["dp", "highs", "cbc"] {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("examples")
+            .join(format!("flowoct_monks1_{solver}.toml"));
+        let config = ExperimentConfig::load(&path).unwrap();
+        assert_eq!(config.solver.name, solver);
+        assert!(config.load_table().unwrap().n_rows() > 100);
+    }
+}
