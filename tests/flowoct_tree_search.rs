@@ -7,6 +7,7 @@
 //! FlowOCT model, and the summary labels its solves "tree search", HiGHS's "MILP". Small samples keep every MILP solve to seconds.
 
 use glassbox::data::{ClassificationData, CsvOptions, MinMaxScaler, Table};
+use glassbox::experiment::grid::Experiment;
 use glassbox::experiment::{self, ExperimentConfig};
 use glassbox::formulation::MilpClassifierFormulation;
 use glassbox::formulations::flowoct::{self, FlowOctConfig, FlowOctModel, FlowOctProblem};
@@ -230,8 +231,12 @@ fn the_compare_example_configs_load_and_differ_only_in_the_backend() {
         let path = Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("examples")
             .join(format!("flowoct_monks1_{solver}.toml"));
-        let config = ExperimentConfig::load(&path).unwrap();
-        assert_eq!(config.solver.name, solver);
-        assert!(config.load_table().unwrap().n_rows() > 100);
+        // A grid of two cells (depth 1 and 2), each a one-setting config.
+        let grid = Experiment::load(&path).unwrap();
+        assert_eq!(grid.cells.len(), 2);
+        for cell in &grid.cells {
+            assert_eq!(cell.config.solver.name, solver);
+            assert_eq!(cell.config.formulation.name(), "flowoct");
+        }
     }
 }
