@@ -2,7 +2,8 @@
 //! backend's optimum of FlowOCT's statement, read back into FlowOCT's terms, equals HiGHS's
 //! and CBC's optimum of the FlowOCT MILP (backends from the registry), on seeded binary data
 //! at every lambda from 0 to 1 and on small samples of monks-1, car and iris; the point read
-//! back is the MILP point of a tree that scores that objective. Through the engine,
+//! back is the MILP point of a tree that scores that objective, also for a solve stopped at a
+//! limit (its bound above its objective, the gap in FlowOCT's units). Through the engine,
 //! `[solver] name = "dp"` on `[formulation] name = "flowoct"` gives HiGHS's objectives and a
 //! FlowOCT model, and the summary labels its solves "tree search", HiGHS's "MILP". Small samples keep every MILP solve to seconds.
 
@@ -239,4 +240,36 @@ fn the_compare_example_configs_load_and_differ_only_in_the_backend() {
             assert_eq!(cell.config.formulation.name(), "flowoct");
         }
     }
+}
+
+#[test]
+fn a_limited_dp_solve_reads_back_as_a_feasible_point_under_its_bound() {
+    let (x, y) = random_binary(300, 12, 5);
+    let config = FlowOctConfig {
+        depth: 3,
+        lambda: 0.01,
+        ..Default::default()
+    };
+    let problem = flowoct::build(Arc::new(x), Arc::new(y), 3, config.params()).unwrap();
+    let statement = config.tree_search(&problem).unwrap();
+    let options = SolveOptions {
+        iteration_limit: Some(1),
+        ..Default::default()
+    };
+    let dp = registry::tree_search_solver("dp", &options).unwrap();
+    let result = statement
+        .read(dp.solve(statement.problem(), &options).unwrap())
+        .unwrap();
+    assert_eq!(result.status.as_str(), "iteration_limit_feasible");
+    let (objective, bound) = (result.objective.unwrap(), result.dual_bound.unwrap());
+    // FlowOCT maximizes: the search's lower bound reads back as an upper bound.
+    assert!(bound > objective, "bound {bound}, objective {objective}");
+    let gap = result.gap.unwrap();
+    assert!(
+        (gap - (bound - objective) / objective.abs()).abs() < 1e-12,
+        "gap {gap}"
+    );
+    assert!(problem.milp.is_feasible(&result.primal));
+    let scored = problem.tree_objective(&problem.tree_of_point(&result.primal));
+    assert!((scored - objective).abs() < 1e-6, "{scored} vs {objective}");
 }
