@@ -359,6 +359,37 @@ impl Comparison {
         })
     }
 
+    /// The absolute gaps of [`Comparison::objectives`] to each instance's best objective:
+    /// the smallest, or the largest where the formulation maximizes (its results lines say
+    /// `"maximize": true`, as FlowOCT's do).
+    pub fn objective_gaps(&self) -> Vec<Vec<f64>> {
+        let objectives = self.objectives();
+        let smallest = absolute_gaps(&objectives, Best::Min);
+        let largest = absolute_gaps(&objectives, Best::Max);
+        smallest
+            .into_iter()
+            .zip(largest)
+            .map(|(to_min, to_max)| {
+                (0..to_min.len())
+                    .map(|i| {
+                        if self.maximizes(i) {
+                            to_max[i]
+                        } else {
+                            to_min[i]
+                        }
+                    })
+                    .collect()
+            })
+            .collect()
+    }
+
+    /// Whether instance `i`'s formulation maximizes its objective.
+    fn maximizes(&self, i: usize) -> bool {
+        self.records
+            .iter()
+            .any(|row| row[i].milp.as_ref().is_some_and(|m| m.maximize))
+    }
+
     /// `metric[s][i]`: the test metric where the solve returned a point.
     pub fn metrics(&self, metric: TestMetric) -> Vec<Vec<Option<f64>>> {
         self.column(|r| metric.value(r))
@@ -377,7 +408,7 @@ impl Comparison {
         let metric = TestMetric::of(self);
         let ratios = performance_ratios(&self.times());
         let objectives = self.objectives();
-        let objective_gaps = absolute_gaps(&objectives, Best::Min);
+        let objective_gaps = self.objective_gaps();
         let mut out = String::new();
         let n = self.instances.len();
         let _ = writeln!(
@@ -489,7 +520,7 @@ impl Comparison {
             PlotKind::ObjectiveGaps => (
                 "Absolute gap to the best objective".to_string(),
                 "tau: |objective - best objective of the instance|".to_string(),
-                absolute_gaps(&self.objectives(), Best::Min),
+                self.objective_gaps(),
             ),
             PlotKind::MetricGaps => {
                 let metric = TestMetric::of(self);

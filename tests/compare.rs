@@ -176,6 +176,35 @@ fn failed_solves_count_as_failures_in_the_profiles() {
     assert!(table.contains("iteration_limit_no_solution"), "{table}");
 }
 
+#[test]
+fn the_best_objective_of_a_maximized_formulation_is_its_largest() {
+    let line = |solver: &str, objective: f64, maximize: bool| {
+        let mut r = record(solver, 0, 0, 0.0, "time_limit_feasible");
+        r.formulation = "flowoct".into();
+        r.objective = Some(objective);
+        r.milp = Some(serde_json::from_value(serde_json::json!({ "maximize": maximize })).unwrap());
+        r
+    };
+    // FlowOCT counts correct predictions: cbc's 12 is the best, highs is 2 short of it.
+    let c = match_instances(
+        vec![line("highs", 10.0, true), line("cbc", 12.0, true)],
+        Mismatch::Refuse,
+    )
+    .unwrap();
+    assert_eq!(c.solvers, vec!["cbc", "highs"]);
+    assert_eq!(c.objective_gaps(), vec![vec![0.0], vec![2.0]]);
+    // The same objectives of a minimized formulation: highs's 10 is the best.
+    let c = match_instances(
+        vec![line("highs", 10.0, false), line("cbc", 12.0, false)],
+        Mismatch::Refuse,
+    )
+    .unwrap();
+    assert_eq!(c.objective_gaps(), vec![vec![2.0], vec![0.0]]);
+    // A results line of before the field reads as minimized.
+    let r: glassbox::experiment::MilpStats = serde_json::from_str("{}").unwrap();
+    assert!(!r.maximize);
+}
+
 // ---- the command end to end, on real runs ----
 
 fn glassbox(args: &[&str]) -> Output {

@@ -202,6 +202,8 @@ fn dp_runs_flowoct_from_a_config_with_highs_objectives() {
             solver == "dp",
             "{line}"
         );
+        // FlowOCT maximizes: `glassbox compare` takes its largest objective as the best.
+        assert!(line.contains("\"maximize\":true"), "{line}");
         // The model is FlowOCT's, and the objective is its own on the training rows.
         let model = FlowOctModel::load(&out.join("models/split-0.json")).unwrap();
         assert_eq!(model.tree.depth, 2);

@@ -109,6 +109,11 @@ pub struct MilpStats {
     /// read back in the MILP's objective units. Written only when true.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub tree_search: bool,
+    /// Whether the formulation's objective is maximized (FlowOCT's), so that `glassbox
+    /// compare` takes the largest objective of an instance as its best. Written only when
+    /// true.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub maximize: bool,
 }
 
 impl SolveRecord {

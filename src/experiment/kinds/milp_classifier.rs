@@ -202,6 +202,7 @@ where
                     dual_bound: result.dual_bound,
                     nodes: result.nodes,
                     tree_search: matches!(solve, Solve::TreeSearch(..)),
+                    maximize: f.milp(&problem).sense == crate::milp::Sense::Maximize,
                 }),
                 ..blank.clone().solved(&result, seconds)
             };

@@ -134,6 +134,8 @@ fn fit_split(
             dual_bound: result.dual_bound,
             nodes: result.nodes,
             tree_search: false,
+            // The risk scores' MILPs minimize their loss.
+            maximize: false,
         }),
         delta_local: unused_percent,
         delta_global: unused_percent,
