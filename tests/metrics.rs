@@ -126,3 +126,11 @@ fn r_squared_and_mse() {
 fn mismatched_lengths_panic_with_a_message() {
     accuracy(&[0, 1], &[0]);
 }
+
+#[test]
+fn median_in_place_of_odd_even_and_no_values() {
+    use glassbox::metrics::median_in_place;
+    assert_eq!(median_in_place(&mut [3.0, 1.0, 2.0]), Some(2.0));
+    assert_eq!(median_in_place(&mut [4.0, 1.0, 3.0, 2.0]), Some(2.5));
+    assert_eq!(median_in_place(&mut []), None);
+}

@@ -65,7 +65,9 @@ pub fn random_start<R: Rng>(problem: &SorctProblem, init: Initialization, rng: &
                 if values.len() < 2 {
                     values = projection.column(t).iter().copied().collect();
                 }
-                mu[t] = median(&mut values).clamp(-1.0, 1.0);
+                mu[t] = glassbox_core::metrics::median_in_place(&mut values)
+                    .unwrap_or(0.0)
+                    .clamp(-1.0, 1.0);
                 for i in 0..x.nrows() {
                     if node_of[i] == t {
                         node_of[i] = if projection[(i, t)] - mu[t] >= 0.0 {
@@ -175,17 +177,4 @@ pub fn point(problem: &SorctProblem, a: &DMatrix<f64>, mu: &[f64], c: &DMatrix<f
         }
     }
     x
-}
-
-fn median(values: &mut [f64]) -> f64 {
-    if values.is_empty() {
-        return 0.0;
-    }
-    values.sort_by(|a, b| a.total_cmp(b));
-    let m = values.len() / 2;
-    if values.len() % 2 == 1 {
-        values[m]
-    } else {
-        0.5 * (values[m - 1] + values[m])
-    }
 }

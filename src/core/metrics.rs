@@ -1,6 +1,6 @@
 //! Metrics: classification accuracy (plain and balanced, as scikit-learn names them), the
 //! confusion matrix, the ROC AUC, regression R² and mean squared error, and the sparsity measures of the
-//! S-ORCT paper (delta_L, delta_G).
+//! S-ORCT paper (delta_L, delta_G), and the median of a sample.
 //!
 //! Depends on nalgebra only; nothing else in glassbox.
 //!
@@ -15,6 +15,21 @@ fn check_lengths(what: &str, a: usize, b: usize) {
         a, b,
         "{what}: y_true has {a} values but y_pred has {b}; they must have one value per sample"
     );
+}
+
+/// The median of `values`, sorting them in place (the mean of the two middle values for an
+/// even count); `None` for no values.
+pub fn median_in_place(values: &mut [f64]) -> Option<f64> {
+    if values.is_empty() {
+        return None;
+    }
+    values.sort_by(|a, b| a.total_cmp(b));
+    let m = values.len() / 2;
+    Some(if values.len() % 2 == 1 {
+        values[m]
+    } else {
+        0.5 * (values[m - 1] + values[m])
+    })
 }
 
 /// The fraction of samples whose predicted class equals the true class, in [0, 1].

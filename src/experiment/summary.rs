@@ -24,16 +24,7 @@ pub fn mean_std(values: &[f64]) -> (f64, f64) {
 /// Median (NaN for none).
 pub fn median(values: &[f64]) -> f64 {
     let mut v: Vec<f64> = values.iter().copied().filter(|x| !x.is_nan()).collect();
-    if v.is_empty() {
-        return f64::NAN;
-    }
-    v.sort_by(|a, b| a.total_cmp(b));
-    let m = v.len() / 2;
-    if v.len() % 2 == 1 {
-        v[m]
-    } else {
-        0.5 * (v[m - 1] + v[m])
-    }
+    crate::metrics::median_in_place(&mut v).unwrap_or(f64::NAN)
 }
 
 /// The last line of a run's summary: how many solves, their mean and median seconds per

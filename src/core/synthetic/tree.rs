@@ -167,7 +167,7 @@ pub fn sample(spec: &SparseTreeSpec) -> Result<SparseTreeData> {
         let rows: Vec<usize> = (0..n).filter(|&i| node_of[i] == t).collect();
         let score = |i: usize| (0..p).map(|j| weights[t][j] * x[(i, j)]).sum::<f64>();
         let mut values: Vec<f64> = rows.iter().map(|&i| score(i)).collect();
-        thresholds[t] = median(&mut values);
+        thresholds[t] = crate::metrics::median_in_place(&mut values).unwrap_or(0.0);
         for &i in &rows {
             node_of[i] = if score(i) <= thresholds[t] {
                 2 * t + 1
@@ -233,19 +233,6 @@ pub fn generate_file(spec: &SparseTreeSpec, path: &Path, force: bool) -> Result<
     }
     crate::model::write_atomically_with(path, |w| write_csv(&data, w))?;
     Ok(data)
-}
-
-fn median(values: &mut [f64]) -> f64 {
-    if values.is_empty() {
-        return 0.0;
-    }
-    values.sort_by(|a, b| a.total_cmp(b));
-    let m = values.len() / 2;
-    if values.len() % 2 == 1 {
-        values[m]
-    } else {
-        0.5 * (values[m - 1] + values[m])
-    }
 }
 
 #[cfg(test)]
