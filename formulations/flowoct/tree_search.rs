@@ -122,22 +122,13 @@ impl TreeSearchStatement for FlowOctStatement<'_> {
         }
         let tree = self.flow_tree(&result.primal)?;
         let point = self.milp.point_of_tree(&tree);
-        // The two statements agree by construction (module documentation); a point the MILP
-        // refuses or values otherwise would be a bug of this mapping, never silently used.
-        let milp_objective = self.milp.milp.objective_value(&point);
-        let agrees = result
-            .objective
-            .is_some_and(|v| (v - milp_objective).abs() <= 1e-9 * v.abs().max(1.0));
-        if !self.milp.milp.is_feasible(&point) || !agrees {
-            return Err(GlassboxError::formulation(
-                &self.name,
-                format!(
-                    "the tree of {} (objective {:?}) is not a feasible FlowOCT MILP point of \
-                     the same objective (MILP objective {milp_objective})",
-                    result.solver, result.objective
-                ),
-            ));
-        }
+        crate::oct::tree_search::check_read_back(
+            &self.name,
+            "FlowOCT",
+            &self.milp.milp,
+            &point,
+            &result,
+        )?;
         result.primal = point;
         Ok(result)
     }

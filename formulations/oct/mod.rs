@@ -16,7 +16,7 @@
 pub mod greedy;
 mod model;
 mod problem;
-mod tree_search;
+pub(crate) mod tree_search;
 
 pub use model::{oct_diagram, Leaf, OctModel};
 pub use problem::{check_scaled_data, feature_epsilons, OctParams, OctProblem, Split, SplitKind};

@@ -207,23 +207,36 @@ impl TreeSearchStatement for OctStatement<'_> {
             return Ok(result);
         }
         let point = self.milp_point(&result.primal)?;
-        // The two statements agree by construction (module documentation); a point the MILP
-        // refuses or values otherwise would be a bug of this mapping, never silently used.
-        let milp_objective = self.milp.milp.objective_value(&point);
-        let agrees = result
-            .objective
-            .is_some_and(|v| (v - milp_objective).abs() <= 1e-9 * v.abs().max(1.0));
-        if !self.milp.milp.is_feasible(&point) || !agrees {
-            return Err(GlassboxError::formulation(
-                &self.name,
-                format!(
-                    "the tree of {} (objective {:?}) is not a feasible OCT MILP point of the \
-                     same objective (MILP objective {milp_objective})",
-                    result.solver, result.objective
-                ),
-            ));
-        }
+        check_read_back(&self.name, "OCT", &self.milp.milp, &point, &result)?;
         result.primal = point;
         Ok(result)
     }
+}
+
+/// Checks that `point`, the MILP point a formulation read from `result`'s tree, is a
+/// feasible point of the formulation's MILP `milp` with `result`'s objective. The two
+/// statements agree by construction (each one's module documentation); a point the MILP
+/// refuses or values otherwise would be a bug of the mapping, never silently used.
+pub(crate) fn check_read_back(
+    name: &str,
+    kind: &str,
+    milp: &glassbox_core::milp::MilpProblem,
+    point: &[f64],
+    result: &SolveResult,
+) -> Result<()> {
+    let milp_objective = milp.objective_value(point);
+    let agrees = result
+        .objective
+        .is_some_and(|v| (v - milp_objective).abs() <= 1e-9 * v.abs().max(1.0));
+    if milp.is_feasible(point) && agrees {
+        return Ok(());
+    }
+    Err(GlassboxError::formulation(
+        name,
+        format!(
+            "the tree of {} (objective {:?}) is not a feasible {kind} MILP point of the same \
+             objective (MILP objective {milp_objective})",
+            result.solver, result.objective
+        ),
+    ))
 }
