@@ -120,7 +120,7 @@ const PARAMS_ORS: &[ParamSpec] = &[
     ParamSpec {
         name: "rules",
         default: "3",
-        help: "T, the number of features with a score (4.2)",
+        help: "T, the number of features with a score (4.2); T above the number of features uses them all",
     },
     ParamSpec {
         name: "score_min",
@@ -229,19 +229,26 @@ impl RiskScoreConfig {
         }
     }
 
-    /// Checks the parameters for data with `features` columns and `classes` classes.
-    pub fn check(&self, features: usize, classes: usize) -> Result<()> {
+    /// The number of rules the MILPs get on data with `features` columns: T, or every
+    /// feature when T is larger. The choice (the thesis assumes T <= p): (4.2) picks exactly
+    /// T distinct features and A holds 0, so T rules are "at most T scored features"; with
+    /// T >= p that is every feature, the same set of score cards as T = p. Data with fewer
+    /// columns than the default T (e.g. two features) are then fitted, not rejected.
+    pub fn rules_for(&self, features: usize) -> usize {
+        self.rules.min(features)
+    }
+
+    /// Checks the parameters for data with `classes` classes (any number of features: see
+    /// [`RiskScoreConfig::rules_for`]).
+    pub fn check(&self, classes: usize) -> Result<()> {
         let bad = |m: String| Err(GlassboxError::formulation(self.name(), m));
         if classes != 2 {
             return bad(format!(
                 "a risk score needs exactly two classes, the data have {classes}"
             ));
         }
-        if self.rules == 0 || self.rules > features {
-            return bad(format!(
-                "rules (T) must be between 1 and the number of features ({features}), got {}",
-                self.rules
-            ));
+        if self.rules == 0 {
+            return bad("rules (T) must be at least 1, got 0".into());
         }
         if !(self.score_min <= 0 && 0 <= self.score_max && self.score_min < self.score_max) {
             return bad(format!(
@@ -500,11 +507,15 @@ pub fn fit(
     classes: Vec<String>,
     encoding: Encoding,
 ) -> Result<RiskScoreFit> {
-    config.check(x_raw.ncols(), classes.len())?;
+    config.check(classes.len())?;
     config.check_features(x_raw, &encoding.feature_names())?;
     let scaler = MinMaxScaler::fit(x_raw);
     let x = scaler.transform(x_raw);
-    let (t, scores, tangents) = (config.rules, config.score_set(), config.tangents);
+    let (t, scores, tangents) = (
+        config.rules_for(x.ncols()),
+        config.score_set(),
+        config.tangents,
+    );
     let mut step_options = options.with_warm_start(None);
     step_options.time_limit = config
         .warm_start_time_limit

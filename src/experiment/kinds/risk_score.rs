@@ -30,7 +30,7 @@ impl Formulation for RiskScore {
 
     fn check(&self, config: &ExperimentConfig, data: &EngineData) -> Result<()> {
         let d = data.classification(self.name())?;
-        self.0.check(d.n_features(), d.n_classes())?;
+        self.0.check(d.n_classes())?;
         self.0.check_features(&d.x, &d.feature_names)?;
         if config.multistart.starts != 1 || config.multistart.warm_start.is_some() {
             return Err(GlassboxError::Config(format!(
