@@ -179,6 +179,13 @@ class GlassboxEstimator(BaseEstimator):
                     f"{type(self).__name__} needs at least 2 classes, y has 1 class "
                     f"({classes[0]!r})"
                 )
+            if len(classes) > 2 and self._formulation["name"] in BINARY_ONLY:
+                # scikit-learn's wording, which its checks (and users' code) look for.
+                raise ValueError(
+                    f"Only binary classification is supported. The type of the target is "
+                    f"multiclass: {type(self).__name__} needs exactly two classes, y has "
+                    f"{len(classes)}"
+                )
             labels = [str(c) for c in classes]
             if len(set(labels)) != len(labels):
                 raise ValueError(f"the class labels {list(classes)!r} are not distinct as text")

@@ -186,6 +186,18 @@ def test_bad_parameter_is_a_value_error_naming_it(iris):
     assert not hasattr(model, "classes_") and not hasattr(model, "n_features_in_")
 
 
+def test_binary_only_formulations(iris):
+    X, y = iris
+    # Three classes: scikit-learn's own message for a binary-only classifier.
+    with pytest.raises(ValueError, match="Only binary classification is supported"):
+        glassbox.OGRSClassifier().fit(X, y)
+    # Two features and the default 3 rules: every feature may be scored (T above p is p).
+    binary = (y == "Iris-setosa").map({True: "yes", False: "no"})
+    card = glassbox.OGRSClassifier().fit(X[["sepal_length", "sepal_width"]], binary)
+    assert card.solve_result_["status"] == "optimal"
+    assert card.score(X[["sepal_length", "sepal_width"]], binary) > 0.9
+
+
 def test_solver_failure_is_typed_and_carries_the_status(iris):
     X, y = iris
     # Per-class performance constraints (rho) make the start infeasible; IPOPT stopped by a
