@@ -15,4 +15,10 @@ fi
   "maturin>=1.5,<2" pytest numpy pandas scikit-learn
 (cd python && VIRTUAL_ENV="$venv" PATH="$venv/bin:$PATH" maturin develop -q)
 cd python
+# CI checks every estimator with scikit-learn's checks (about 930, 4 minutes here); a local
+# run checks one estimator per kind of problem unless GLASSBOX_SKLEARN_CHECKS=all
+# (python/tests/test_sklearn_checks.py).
+if [ "${CI:-}" = true ]; then
+  export GLASSBOX_SKLEARN_CHECKS="${GLASSBOX_SKLEARN_CHECKS:-all}"
+fi
 "$venv/bin/python" -m pytest tests -q -p no:cacheprovider "$@"
