@@ -146,13 +146,22 @@ def main():
 
     parser = argparse.ArgumentParser()
     parser.add_argument("--peers-python", required=True)
-    parser.add_argument("--dl85-python", required=True)
-    parser.add_argument("--fasterrisk-python", required=True)
+    parser.add_argument("--dl85-python", help="needed for the optimal-trees comparison")
+    parser.add_argument("--fasterrisk-python", help="needed for the risk-score comparison")
+    parser.add_argument("--only", default="sorct,trees,risk",
+                        help="the comparisons to run, comma-separated: sorct, trees, risk")
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--time-limit", type=float, default=60.0)
     parser.add_argument("--starts", type=int, default=10)
     args = parser.parse_args()
     limit = args.time_limit
+    only = set(args.only.split(","))
+    if not only <= {"sorct", "trees", "risk"}:
+        parser.error(f"--only: unknown comparison(s) {sorted(only - {'sorct', 'trees', 'risk'})}")
+    for part, option, value in [("trees", "--dl85-python", args.dl85_python),
+                                ("risk", "--fasterrisk-python", args.fasterrisk_python)]:
+        if part in only and not value:
+            parser.error(f"the {part} comparison needs {option} (or leave it out with --only)")
 
     def splits(y):
         for seed in range(args.repeats):
@@ -167,7 +176,7 @@ def main():
     results = []  # (comparison, data, tool, seed, outcome)
 
     # S-ORCT against CART, continuous features, depth 2.
-    for name in ["iris", "wine", "breast_cancer_wisconsin", "thyroid"]:
+    for name in ["iris", "wine", "breast_cancer_wisconsin", "thyroid"] if "sorct" in only else []:
         X, y = load(name)
         for seed, train, test in splits(y):
             sorct = lambda: glassbox.SORCTClassifier(depth=2, n_starts=args.starts, time_limit=limit)  # noqa: E731
@@ -177,7 +186,7 @@ def main():
             print(results[-2][2:], results[-1][2:], flush=True)
 
     # Optimal axis-aligned trees on binary features, depth 2.
-    for name in ["monks1", "monks3", "tic_tac_toe", "car"]:
+    for name in ["monks1", "monks3", "tic_tac_toe", "car"] if "trees" in only else []:
         X, y = load(name, binary=True)
         for seed, train, test in splits(y):
             oct_ = lambda: glassbox.OCTClassifier(depth=2, solver="highs", time_limit=limit)  # noqa: E731
@@ -193,7 +202,7 @@ def main():
             print(*[r[2:] for r in results[-5:]], flush=True)
 
     # Risk scores: 3 rules, scores in -5..5, binary problems.
-    for name in ["breast_cancer_wisconsin", "haberman", "pima", "heart_cleveland"]:
+    for name in ["breast_cancer_wisconsin", "haberman", "pima", "heart_cleveland"] if "risk" in only else []:
         X, y = load(name, numeric=True)
         if y.nunique() != 2:
             continue
