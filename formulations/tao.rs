@@ -579,6 +579,9 @@ impl HeuristicLearner for TaoConfig {
         crate::heuristic::check_features(NAME, features)?;
         TaoConfig::check(self, regression)
     }
+    fn refines_a_model(&self) -> bool {
+        true
+    }
     fn load_start(&self, path: &Path, features: usize, n_classes: usize) -> Result<TreeModel> {
         let model = TreeModel::load(path)?;
         let classes = match &model.task {

@@ -21,7 +21,8 @@ One class per learning problem of the registry (no hand-written class per formul
   `formulation_` (the risk scores' greedy `warm_start` -> `formulation_warm_start`).
 - `warm_start=True`: a refit starts from the previous fit's model (saved, then given to the
   engine as `[multistart] warm_start`) instead of new random starts and the CART start, as a
-  warm path does.
+  warm path does, where the formulation can start from a model (`starts_from_model` in
+  `glassbox.formulations()`); the others refit from scratch.
 
 Fitting goes through the library's engine (`glassbox._native.fit`); nothing is solved or
 predicted in Python.
@@ -169,7 +170,13 @@ class GlassboxEstimator(BaseEstimator):
         from . import _native
 
         self._check_params()
-        warm_model = getattr(self, "_fitted", None) if self.warm_start else None
+        # Only a formulation that can start from a saved model refits from the previous one;
+        # the others (CART, the forest, TMO, the risk scores, ...) refit from scratch.
+        warm_model = (
+            getattr(self, "_fitted", None)
+            if self.warm_start and self._formulation.get("starts_from_model")
+            else None
+        )
         columns, y = _data.columns_of(self, X, y, reset=True)
         if self._task == "classification":
             check_classification_targets(y)
@@ -455,7 +462,7 @@ def _class_doc(entry, params, uses_solver):
         ]
     lines += [
         "random_state : int, seed of the random starts (of the learner for a learner)",
-        "warm_start : bool, a refit starts from the previous fit's model",
+        "warm_start : bool, a refit starts from the previous fit's model (where the formulation can start from one; otherwise it refits from scratch)",
         "verbose : int, 0 silent, 1 a line per solve, 2 the backend's log",
     ]
     return "\n".join(lines)

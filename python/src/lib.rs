@@ -54,6 +54,11 @@ fn formulations() -> PyResult<String> {
                 "regression": e.tasks.regression,
                 "draws": e.draws,
                 "explains": e.explains,
+                // Whether a refit can start from the previous model (the formulation's
+                // defaults decide: every entry parses an empty table).
+                "starts_from_model": e
+                    .parse(Default::default())
+                    .is_ok_and(|f| f.starts_from_model()),
                 "parameters": e.info.parameters.iter().map(|p| serde_json::json!({
                     "name": p.name,
                     "default": p.default,

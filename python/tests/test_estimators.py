@@ -147,6 +147,22 @@ def test_warm_start_refits_from_the_previous_model(iris):
     assert model.solve_result_["iterations"] < first["iterations"]
 
 
+def test_warm_start_where_no_model_can_be_started_from_refits_from_scratch(iris):
+    X, y = iris
+    can = {f["name"]: f["starts_from_model"] for f in glassbox.formulations()}
+    assert can["sorct"] and can["oct"] and can["tao"]
+    assert not (can["cart"] or can["forest"] or can["tmo"] or can["ors"] or can["ogrs"])
+    binary = (y == "Iris-setosa").map({True: "yes", False: "no"})
+    for model, target in [
+        (glassbox.CARTClassifier(depth=2, warm_start=True), y),
+        (glassbox.ForestClassifier(warm_start=True), y),
+        (glassbox.OGRSClassifier(rules=2, time_limit=5, warm_start=True), binary),
+    ]:
+        first = model.fit(X, target).predict(X)
+        # the second fit is a fit from scratch with the same seed: the same model
+        assert list(model.fit(X, target).predict(X)) == list(first), type(model).__name__
+
+
 def test_grid_search_in_two_processes(iris):
     X, y = iris
     X_train, X_test, y_train, y_test = train_test_split(X, y, random_state=0, stratify=y)

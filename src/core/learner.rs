@@ -117,6 +117,10 @@ pub trait HeuristicLearner {
     fn uses_solver(&self) -> bool {
         false
     }
+    /// Whether it refines a given model ([`Self::load_start`] reads one); false by default.
+    fn refines_a_model(&self) -> bool {
+        false
+    }
     /// The saved model of `multistart.warm_start` to start from, checked against data with
     /// `features` features and `n_classes` classes. Only learners that refine a model take
     /// one; the others refuse it.

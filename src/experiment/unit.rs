@@ -33,6 +33,11 @@ pub trait Formulation: Send + Sync {
     fn uses_solver(&self) -> bool {
         true
     }
+    /// Whether it can start from a saved model of its own (`[multistart] warm_start`);
+    /// Python's `warm_start=True` refits from the previous model only where it can.
+    fn starts_from_model(&self) -> bool {
+        true
+    }
     /// Whether `[decomposition]` may train it (its problem has tree nodes).
     fn decomposable(&self) -> bool {
         false

@@ -59,6 +59,9 @@ where
     fn uses_solver(&self) -> bool {
         self.0.uses_solver()
     }
+    fn starts_from_model(&self) -> bool {
+        self.0.refines_a_model()
+    }
 
     fn check(&self, config: &ExperimentConfig, data: &EngineData) -> Result<()> {
         let features = match &data.encoded {

@@ -27,6 +27,11 @@ impl Formulation for RiskScore {
     fn carries(&self) -> bool {
         false
     }
+    /// One MILP solve per split, warm-started by its own heuristic (`[formulation]
+    /// warm_start`), never from a saved model.
+    fn starts_from_model(&self) -> bool {
+        false
+    }
 
     fn check(&self, config: &ExperimentConfig, data: &EngineData) -> Result<()> {
         let d = data.classification(self.name())?;
