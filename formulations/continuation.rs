@@ -11,9 +11,11 @@
 //! problem's objective at its point, or as having no solution when that point violates the
 //! target problem's constraints (S-ORCT's (8) depends on gamma).
 //!
-//! Depends on the core only (`nlp`, `solver`, `options`, `result`).
+//! Depends on the core (`nlp`, `solver`, `options`, `result`, `starts`) and on S-ORCT's
+//! continuation settings (`sorct/scale.rs`).
 
 use glassbox_core::nlp::NlpProblem;
+use glassbox_core::starts::StartContext;
 use glassbox_core::{
     Limit, NlpSolver, Result, SolveOptions, SolveResult, TerminationStatus, WarmStart,
 };
@@ -114,6 +116,28 @@ pub fn solve<P: NlpProblem>(
         result.raw_status
     ));
     Ok(finish(result, iterations, started, &trail))
+}
+
+/// Solves one start of a randomized tree whose configured slope is `configured` and whose
+/// problem `problem` has the slope `target` (raised by `split_scale = "data"`): random starts
+/// climb from `configured` to `target` as `settings` say, the others are solved at `target`
+/// ([`solve`]); `at(gamma)` is the problem at another slope. S-ORCT's and l0tree's
+/// `solve_start`.
+#[allow(clippy::too_many_arguments)]
+pub fn solve_start<P: NlpProblem>(
+    settings: &crate::sorct::scale::Continuation,
+    configured: f64,
+    target: f64,
+    start: StartContext,
+    at: impl Fn(f64) -> P,
+    problem: &dyn NlpProblem,
+    solver: &dyn NlpSolver,
+    options: &SolveOptions,
+) -> Result<SolveResult> {
+    let stages = settings.stages(start.kind, configured, target);
+    solve(&stages, at, problem, solver, options, |objective| {
+        settings.go_on(objective, start.incumbent)
+    })
 }
 
 /// `options` with the time and iterations left after `iterations` in `started`'s time.

@@ -445,15 +445,15 @@ impl NlpClassifierFormulation for L0TreeConfig {
         options: &glassbox_core::SolveOptions,
         start: StartContext,
     ) -> Result<glassbox_core::SolveResult> {
-        let settings = self.inner_config().continuation_settings();
-        let stages = settings.stages(start.kind, self.gamma, problem.params.gamma);
-        crate::continuation::solve(
-            &stages,
+        crate::continuation::solve_start(
+            &self.inner_config().continuation_settings(),
+            self.gamma,
+            problem.params.gamma,
+            start,
             |g| problem.with_gamma(g),
             problem,
             solver,
             options,
-            |objective| settings.go_on(objective, start.incumbent),
         )
     }
 

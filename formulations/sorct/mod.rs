@@ -392,15 +392,15 @@ impl NlpClassifierFormulation for SorctConfig {
         options: &glassbox_core::SolveOptions,
         start: StartContext,
     ) -> Result<glassbox_core::SolveResult> {
-        let settings = self.continuation_settings();
-        let stages = settings.stages(start.kind, self.gamma, problem.params.gamma);
-        crate::continuation::solve(
-            &stages,
+        crate::continuation::solve_start(
+            &self.continuation_settings(),
+            self.gamma,
+            problem.params.gamma,
+            start,
             |g| problem.with_gamma(g),
             problem,
             solver,
             options,
-            |objective| settings.go_on(objective, start.incumbent),
         )
     }
 
