@@ -11,6 +11,7 @@ Variants (one results folder each under OUT):
            issue 24.
   default  S-ORCT with glassbox's defaults (split_scale = "data", the CART start, gamma
            continuation of the random starts).
+  cartfixed  S-ORCT with the CART start at the paper's gamma (split_scale = "fixed").
 
 usage:
   cart_table.py run GLASSBOX --out DIR [--variants cart,paper,default] [--datasets a,b]
@@ -43,6 +44,7 @@ VARIANTS = {
     "cart": 'name = "cart"\ndepth = %(depth)d\n',
     "paper": 'name = "sorct"\ndepth = %(depth)d\nsplit_scale = "fixed"\ncart_start = false\n',
     "default": 'name = "sorct"\ndepth = %(depth)d\n',
+    "cartfixed": 'name = "sorct"\ndepth = %(depth)d\nsplit_scale = "fixed"\n',
 }
 SOLVER = '\n[solver]\nname = "ipopt"\ntime_limit = 300.0\n\n[multistart]\nstarts = %(starts)d\nseed = 1\n'
 
