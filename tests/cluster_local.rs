@@ -9,13 +9,12 @@ use glassbox::cluster::plan::{Layout, Plan};
 use glassbox::cluster::records::{self, Outcome};
 use serde_json::Value;
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 #[path = "common/sharded_runs.rs"]
 mod sharded_runs;
-use sharded_runs::{dataset, lines, states, untimed};
+use sharded_runs::{lines, slow_grid, small_grid, states, untimed};
 
 fn glassbox(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_glassbox"))
@@ -23,44 +22,6 @@ fn glassbox(args: &[&str]) -> Output {
         .env("CI", "true")
         .output()
         .unwrap()
-}
-
-/// 2 data sets x (S-ORCT depth 2, 2 lambda_G values + CART depth 1 and 2) x 2 splits: 16
-/// cell-splits, each its own chain.
-fn small_grid(dir: &Path) -> PathBuf {
-    let text = format!(
-        r#"
-[data]
-path = ["{}", "{}"]
-[split]
-test_fraction = 0.25
-repeats = 2
-seed = 3
-[[formulation]]
-name = "sorct"
-# random starts only, at the given gamma: these tests count a unit's lines by its starts
-cart_start = false
-split_scale = "fixed"
-depth = 2
-lambda_global_log2 = [-1000.0, -3.0]
-[[formulation]]
-name = "cart"
-depth = [1, 2]
-[solver]
-name = "ipopt"
-time_limit = 30.0
-[multistart]
-starts = 2
-seed = 5
-[experiment]
-save_models = true
-"#,
-        dataset("iris"),
-        dataset("wine")
-    );
-    let path = dir.join("grid.toml");
-    std::fs::write(&path, text).unwrap();
-    path
 }
 
 fn ok(out: &Output) -> String {
@@ -76,7 +37,7 @@ fn ok(out: &Output) -> String {
 #[test]
 fn local_processes_run_the_shards_and_merge_to_the_unsharded_run() {
     let tmp = tempfile::tempdir().unwrap();
-    let config = small_grid(tmp.path());
+    let config = small_grid(tmp.path(), "-1000.0, -3.0", "save_models = true");
     let cfg = config.to_str().unwrap();
     let dir = tmp.path().join("sharded");
     let d = dir.to_str().unwrap();
@@ -144,7 +105,7 @@ fn local_processes_run_the_shards_and_merge_to_the_unsharded_run() {
 #[test]
 fn plans_that_do_not_fit_are_refused_with_the_reason() {
     let tmp = tempfile::tempdir().unwrap();
-    let config = small_grid(tmp.path());
+    let config = small_grid(tmp.path(), "-1000.0, -3.0", "save_models = true");
     let cfg = config.to_str().unwrap();
     let d = tmp.path().join("run");
     let d = d.to_str().unwrap();
@@ -248,39 +209,6 @@ fn plans_that_do_not_fit_are_refused_with_the_reason() {
         "--force",
     ]));
     assert!(stdout.contains("merged 4 shards"), "{stdout}");
-}
-
-/// 1 data set x S-ORCT depth 2 x 4 lambda_G values x 2 splits x 3 starts: 8 slower
-/// cell-splits.
-fn slow_grid(dir: &Path) -> PathBuf {
-    let text = format!(
-        r#"
-[data]
-path = "{}"
-[split]
-test_fraction = 0.25
-repeats = 2
-seed = 3
-[formulation]
-name = "sorct"
-# random starts only, at the given gamma: these tests count a unit's lines by its starts
-cart_start = false
-split_scale = "fixed"
-depth = 2
-lambda_global_log2 = [-1000.0, -6.0, -4.0, -2.0]
-[solver]
-name = "ipopt"
-time_limit = 30.0
-[multistart]
-starts = 3
-seed = 5
-[experiment]
-"#,
-        dataset("wine")
-    );
-    let path = dir.join("slow.toml");
-    std::fs::write(&path, text).unwrap();
-    path
 }
 
 #[test]

@@ -35,7 +35,7 @@ use std::time::{Duration, Instant};
 
 #[path = "common/sharded_runs.rs"]
 mod sharded_runs;
-use sharded_runs::{dataset, lines, states, untimed};
+use sharded_runs::{lines, slow_grid, small_grid, states, untimed};
 
 /// The cluster of this test binary, or why it could not be started.
 struct Cluster {
@@ -204,44 +204,6 @@ fn job_ids(dir: &Path) -> Vec<String> {
         .collect()
 }
 
-/// 2 data sets x (S-ORCT depth 2 with 3 lambda_G values + CART of depth 1 and 2) x 2 splits:
-/// 20 cell-splits, each its own chain (no warm path).
-fn small_grid(dir: &Path, extra: &str) -> PathBuf {
-    let text = format!(
-        r#"
-[data]
-path = ["{}", "{}"]
-[split]
-test_fraction = 0.25
-repeats = 2
-seed = 3
-[[formulation]]
-name = "sorct"
-# random starts only, at the given gamma: these tests count a unit's lines by its starts
-cart_start = false
-split_scale = "fixed"
-depth = 2
-lambda_global_log2 = [-1000.0, -4.0, -2.0]
-[[formulation]]
-name = "cart"
-depth = [1, 2]
-[solver]
-name = "ipopt"
-time_limit = 30.0
-[multistart]
-starts = 2
-seed = 5
-[experiment]
-{extra}
-"#,
-        dataset("iris"),
-        dataset("wine")
-    );
-    let path = dir.join("grid.toml");
-    std::fs::write(&path, text).unwrap();
-    path
-}
-
 #[test]
 fn a_grid_as_a_job_array_merges_to_the_unsharded_run() {
     let Some(cluster) = cluster("a_grid_as_a_job_array_merges_to_the_unsharded_run") else {
@@ -249,7 +211,7 @@ fn a_grid_as_a_job_array_merges_to_the_unsharded_run() {
     };
     let _turn = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
     let tmp = tempfile::tempdir().unwrap();
-    let config = small_grid(tmp.path(), "");
+    let config = small_grid(tmp.path(), "-1000.0, -4.0, -2.0", "");
     let dir = tmp.path().join("array");
     let stdout = cluster.submit(&config, &dir, &["--shards", "4"]);
     assert!(
@@ -300,39 +262,6 @@ fn a_grid_as_a_job_array_merges_to_the_unsharded_run() {
     // S-ORCT: 2 data sets x 3 cells x 2 splits x 2 starts; CART: 2 x 2 x 2 x 1 fit.
     assert_eq!(merged.len(), 24 + 8);
     assert_eq!(merged, unsharded);
-}
-
-/// 1 data set (wine) x S-ORCT depth 2 x 4 lambda_G values x 2 splits x 3 starts: 8
-/// cell-splits of several IPOPT solves each, in 2 shards of 4; slow enough to interrupt.
-fn slow_grid(dir: &Path) -> PathBuf {
-    let text = format!(
-        r#"
-[data]
-path = "{}"
-[split]
-test_fraction = 0.25
-repeats = 2
-seed = 3
-[formulation]
-name = "sorct"
-# random starts only, at the given gamma: these tests count a unit's lines by its starts
-cart_start = false
-split_scale = "fixed"
-depth = 2
-lambda_global_log2 = [-1000.0, -6.0, -4.0, -2.0]
-[solver]
-name = "ipopt"
-time_limit = 30.0
-[multistart]
-starts = 3
-seed = 5
-[experiment]
-"#,
-        dataset("wine")
-    );
-    let path = dir.join("slow.toml");
-    std::fs::write(&path, text).unwrap();
-    path
 }
 
 /// Waits until shard `i` of the run in `dir` has at least one cell-split on disk (and says
@@ -500,7 +429,7 @@ fn a_failing_task_is_reported_with_its_log_and_the_others_finish() {
     };
     let _turn = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
     let tmp = tempfile::tempdir().unwrap();
-    let config = small_grid(tmp.path(), "save_models = true");
+    let config = small_grid(tmp.path(), "-1000.0, -4.0, -2.0", "save_models = true");
     let dir = tmp.path().join("run");
     // Shard 2's model folder is a file: its first cell-split cannot save its model.
     let blocker = Layout::new(&dir).shard(2).join("models");
