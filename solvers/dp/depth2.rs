@@ -36,6 +36,19 @@ pub(crate) struct SmallTree {
 }
 
 impl SmallTree {
+    /// Becomes the tree of `cost` with root `root` and children `zero` and `one` if that is
+    /// strictly better (so a tree found earlier wins a tie).
+    fn keep_if_better(&mut self, cost: f64, root: u32, zero: u32, one: u32) {
+        if cost < self.cost {
+            *self = SmallTree {
+                cost,
+                root,
+                zero,
+                one,
+            };
+        }
+    }
+
     fn leaf(cost: f64) -> Self {
         SmallTree {
             cost,
@@ -370,14 +383,7 @@ impl Depth2Kernel {
             let (zero_leaf, one_leaf) = self.side_leaves(data, row_start(i), min_leaf);
             side_leaves.push((zero_leaf, one_leaf));
             let cost = penalty + zero_leaf + one_leaf;
-            if cost < one.cost {
-                one = SmallTree {
-                    cost,
-                    root: self.active[i],
-                    zero: NONE,
-                    one: NONE,
-                };
-            }
+            one.keep_if_better(cost, self.active[i], NONE, NONE);
         }
         let mut two = one;
         for (i, &(zero_leaf, one_leaf)) in side_leaves.iter().enumerate() {
@@ -386,23 +392,9 @@ impl Depth2Kernel {
             let (one_split, one_feature) = self.best_one[i];
             let one_feature = self.feature_at(one_feature);
             let cost = penalty + zero_split + one_leaf;
-            if cost < two.cost {
-                two = SmallTree {
-                    cost,
-                    root: self.active[i],
-                    zero: zero_feature,
-                    one: NONE,
-                };
-            }
+            two.keep_if_better(cost, self.active[i], zero_feature, NONE);
             let cost = penalty + zero_leaf + one_split;
-            if cost < two.cost {
-                two = SmallTree {
-                    cost,
-                    root: self.active[i],
-                    zero: NONE,
-                    one: one_feature,
-                };
-            }
+            two.keep_if_better(cost, self.active[i], NONE, one_feature);
         }
         let mut three = two;
         for i in 0..f {
@@ -411,14 +403,7 @@ impl Depth2Kernel {
             let (one_split, one_feature) = self.best_one[i];
             let one_feature = self.feature_at(one_feature);
             let cost = penalty + zero_split + one_split;
-            if cost < three.cost {
-                three = SmallTree {
-                    cost,
-                    root: self.active[i],
-                    zero: zero_feature,
-                    one: one_feature,
-                };
-            }
+            three.keep_if_better(cost, self.active[i], zero_feature, one_feature);
         }
         Depth2Trees { one, two, three }
     }
