@@ -1,5 +1,6 @@
 //! Solution quality (issue 24): the CART start keeps S-ORCT, l0tree and S-ORRT from ending
-//! below the greedy tree of the same depth. Each test runs one seeded split with a single
+//! below the greedy tree of the same depth, and S-ORCT's cross-validated choice returns
+//! CART's tree where the oblique one generalizes worse. Each test runs one seeded split with a single
 //! random start beside the CART start, so it fails if the CART start is lost (or stops being
 //! solved first). Without it, thyroid's split below ends at 0.925 test accuracy (the majority
 //! share) with either split scale (measured with `cart_start = false`).
@@ -16,6 +17,11 @@ fn shared(name: &str) -> PathBuf {
 /// Runs `formulation` (a `[formulation]` table's body) on one seeded 75/25 split of
 /// `dataset` with one random start; its results lines.
 fn run(dataset: &str, formulation: &str) -> Vec<SolveRecord> {
+    run_with(dataset, "", formulation)
+}
+
+/// [`run`] with `data` (lines of the `[data]` table besides its path).
+fn run_with(dataset: &str, data: &str, formulation: &str) -> Vec<SolveRecord> {
     let dir = tempfile::tempdir().unwrap();
     // CART is a heuristic learner: no solver, no starts.
     let solver = match formulation.contains("\"cart\"") {
@@ -23,7 +29,7 @@ fn run(dataset: &str, formulation: &str) -> Vec<SolveRecord> {
         false => "[solver]\nname = \"ipopt\"\n[multistart]\nstarts = 1\nseed = 1\n",
     };
     let text = format!(
-        "[data]\npath = \"{}\"\n[split]\ntest_fraction = 0.25\nrepeats = 1\nseed = 1\n\
+        "[data]\npath = \"{}\"\n{data}\n[split]\ntest_fraction = 0.25\nrepeats = 1\nseed = 1\n\
          [formulation]\n{formulation}\n{solver}",
         shared(dataset).display()
     );
@@ -48,11 +54,18 @@ fn sorct_on_thyroid_depth_two_is_not_worse_than_cart() {
     let cart_accuracy = cart[0].test_accuracy;
     assert!(cart_accuracy > 0.95, "CART {cart_accuracy}");
     let records = run("thyroid.csv", "name = \"sorct\"\ndepth = 2");
-    // The CART start is solved first, the random start after it.
-    assert_eq!(records.len(), 2);
+    // The CART start is solved first, the random start after it, then the cross-validated
+    // choice adds the returned tree's line.
+    assert_eq!(records.len(), 3);
     assert_eq!(records[0].origin.as_deref(), Some("cart"));
     assert_eq!(records[1].origin, None);
+    assert!(records[2]
+        .origin
+        .as_deref()
+        .unwrap()
+        .starts_with("selection ("));
     let best = selected(&records);
+    assert_eq!(best.start, 2);
     assert!(
         best.test_accuracy >= cart_accuracy - 0.005,
         "S-ORCT {} against CART {cart_accuracy}",
@@ -75,6 +88,61 @@ fn l0tree_on_wine_depth_two_is_not_worse_than_cart() {
         best.train_accuracy,
         cart[0].train_accuracy
     );
+}
+
+/// The cross-validated choice (`selection_folds`, the default) on monks3 at depth 2 (5%
+/// label noise on an axis-aligned rule): the oblique tree of the best training objective
+/// generalizes worse than CART there, the folds see it, and the CART tree is returned with
+/// hard splits, predicting exactly as CART does. Without the choice (`selection_folds = 0`)
+/// the best objective's tree is returned, and no line is added.
+#[test]
+fn the_cross_validated_choice_keeps_cart_on_monks3() {
+    let monks = "categorical = [\"a1\", \"a2\", \"a3\", \"a4\", \"a5\", \"a6\"]";
+    let cart = run_with("monks3.csv", monks, "name = \"cart\"\ndepth = 2");
+    let chosen = run_with("monks3.csv", monks, "name = \"sorct\"\ndepth = 2");
+    let kept = selected(&chosen);
+    assert_eq!(kept.origin.as_deref(), Some("selection (cart)"));
+    assert_eq!(kept.status, "other_limit_feasible");
+    assert!(
+        kept.raw_status.contains("5-fold selection"),
+        "{}",
+        kept.raw_status
+    );
+    assert_eq!(kept.test_accuracy, cart[0].test_accuracy);
+    assert_eq!(kept.train_accuracy, cart[0].train_accuracy);
+    let objective = run_with(
+        "monks3.csv",
+        monks,
+        "name = \"sorct\"\ndepth = 2\nselection_folds = 0",
+    );
+    assert_eq!(objective.len(), 2);
+    assert!(selected(&objective).origin.as_deref() != Some("selection (cart)"));
+}
+
+/// ... and on monks1, where one oblique split on the dummies is exact and CART's axis
+/// splits are far from it, the optimized tree is clearly better and returned.
+#[test]
+fn the_cross_validated_choice_keeps_the_optimized_tree_on_monks1() {
+    let monks = "categorical = [\"a1\", \"a2\", \"a3\", \"a4\", \"a5\", \"a6\"]";
+    let cart = run_with("monks1.csv", monks, "name = \"cart\"\ndepth = 2");
+    let records = run_with("monks1.csv", monks, "name = \"sorct\"\ndepth = 2");
+    let kept = selected(&records);
+    assert_eq!(kept.origin.as_deref(), Some("selection (optimized)"));
+    let best_start = records[..records.len() - 1]
+        .iter()
+        .filter(|r| r.objective.is_some())
+        .min_by(|a, b| a.objective.unwrap().total_cmp(&b.objective.unwrap()))
+        .unwrap();
+    assert_eq!(kept.objective, best_start.objective);
+    assert_eq!(kept.test_accuracy, best_start.test_accuracy);
+    // With one random start (one per fold too) the folds' trees do not all find the exact
+    // split: about 0.76 cross-validated against CART's 0.66.
+    assert!(
+        kept.validation_accuracy.unwrap() > 0.7,
+        "{}",
+        kept.raw_status
+    );
+    assert!(kept.test_accuracy > cart[0].test_accuracy + 0.2);
 }
 
 /// S-ORRT's CART start: least-squares leaves on CART's regression splits.

@@ -1,7 +1,7 @@
 //! Every config this repository ships (`examples/*.toml`, `experiments/**/*.toml`) parses as
 //! a grid with the built-in registry, and the papers' replication configs under
 //! `experiments/` pin the papers' protocol where glassbox's defaults deviate from it (issue
-//! 24: `split_scale = "data"` and the CART start): a replication config that silently ran on
+//! 24: `split_scale = "data"`, the CART start and the validation selection): a replication config that silently ran on
 //! the new defaults would no longer reproduce its paper's table.
 //!
 //! `examples/extension/` is left out: its configs name the extension crate's formulation and
@@ -67,6 +67,7 @@ fn replication_configs_pin_the_papers_protocol() {
             "sorct" | "l0tree" => &[
                 ("split_scale", toml::Value::String("fixed".into())),
                 ("cart_start", toml::Value::Boolean(false)),
+                ("selection_folds", toml::Value::Integer(0)),
             ],
             "sorrt" => &[("cart_start", toml::Value::Boolean(false))],
             _ => continue,

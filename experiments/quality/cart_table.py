@@ -7,16 +7,23 @@ starts (the S-ORCT paper's protocol), IPOPT.
 Variants (one results folder each under OUT):
   cart     CART of depth D (Gini, grown to depth D, no pruning).
   paper    S-ORCT as the paper runs it: split_scale = "fixed" (gamma = 512 with the 1/p
-           factor), random starts only (cart_start = false). glassbox's default before
-           issue 24.
+           factor), random starts only (cart_start = false), the best objective selected
+           (selection_folds = 0). glassbox's default before issue 24.
   default  S-ORCT with glassbox's defaults (split_scale = "data", the CART start, gamma
-           continuation of the random starts).
-  cartfixed  S-ORCT with the CART start at the paper's gamma (split_scale = "fixed").
+           continuation of the random starts, the 5-fold cross-validated choice between
+           the best objective's tree and the CART tree).
+  objective  the defaults without that choice (selection_folds = 0): glassbox's default
+           before it was added.
+  cartfixed  S-ORCT with the CART start at the paper's gamma (split_scale = "fixed"),
+           the best objective selected.
+  rho      the defaults with the performance constraints of the S-ORCT paper's Tables 3
+           and 4 (rho_k = 0.1), for their lambda = 0 rows (`paper_rows`).
 
 usage:
   cart_table.py run GLASSBOX --out DIR [--variants cart,paper,default] [--datasets a,b]
                 [--depths 1,2,3,4] [--splits 10] [--starts 20] [--shard i/n]
   cart_table.py table --out DIR [--variants ...]       # markdown table on stdout
+  cart_table.py paper_rows --out DIR [--variants ...]  # the S-ORCT paper's lambda = 0 rows
 
 Each (variant, data set, depth) is one config on the experiment engine (resumable: an
 interrupted cell continues where it stopped when `run` is repeated). `--shard i/n` runs
@@ -42,9 +49,12 @@ SETS = {
 }
 VARIANTS = {
     "cart": 'name = "cart"\ndepth = %(depth)d\n',
-    "paper": 'name = "sorct"\ndepth = %(depth)d\nsplit_scale = "fixed"\ncart_start = false\n',
+    "paper": 'name = "sorct"\ndepth = %(depth)d\nsplit_scale = "fixed"\ncart_start = false\n'
+             'selection_folds = 0\n',
     "default": 'name = "sorct"\ndepth = %(depth)d\n',
-    "cartfixed": 'name = "sorct"\ndepth = %(depth)d\nsplit_scale = "fixed"\n',
+    "cartfixed": 'name = "sorct"\ndepth = %(depth)d\nsplit_scale = "fixed"\nselection_folds = 0\n',
+    "objective": 'name = "sorct"\ndepth = %(depth)d\nselection_folds = 0\n',
+    "rho": 'name = "sorct"\ndepth = %(depth)d\nrho = [0.1]\n',
 }
 SOLVER = '\n[solver]\nname = "ipopt"\ntime_limit = 300.0\n\n[multistart]\nstarts = %(starts)d\nseed = 1\n'
 
@@ -109,17 +119,24 @@ def load(out, variant, dataset, depth):
         acc.append(sel[0]["test_accuracy"])
         secs.append(sum(r["solve_seconds"] for r in of))
         gamma.append(sel[0].get("gamma"))
-        cart_won = None
-    origin = sum(1 for r in recs if r.get("selected") and r.get("origin") == "cart")
-    return {"acc": acc, "secs": secs, "gamma": gamma, "cart_selected": origin}
+    # splits where the cross-validated choice kept CART's tree
+    kept = sum(1 for r in recs if r.get("selected") and r.get("origin") == "selection (cart)")
+    return {"acc": acc, "secs": secs, "gamma": gamma, "cart_kept": kept}
+
+
+def paired_se(a, b):
+    """Standard error (pp) of the mean of the per-split differences a - b."""
+    d = [100 * (x - y) for x, y in zip(a, b)]
+    return statistics.stdev(d) / len(d) ** 0.5 if len(d) > 1 else float("nan")
 
 
 def table(args):
     variants = args.variants.split(",")
     sorct = [v for v in variants if v != "cart"]
     head = ["data set", "D", "CART"] + ["S-ORCT %s" % v for v in sorct]
-    head += ["%s - CART (pp)" % v for v in sorct]
-    head += ["s/split %s" % v for v in sorct] + ["gamma (default)", "splits"]
+    head += ["%s - CART (pp) +- SE" % v for v in sorct]
+    head += ["s/split %s" % v for v in sorct]
+    head += ["CART kept (default)", "gamma (default)", "splits"]
     print("| " + " | ".join(head) + " |")
     print("|" + "---|" * len(head))
     worst = {}
@@ -141,11 +158,14 @@ def table(args):
                 if res[v]:
                     diff = 100 * (mean(res[v]) - cart)
                     worst[v] = min(worst.get(v, 99.0), diff)
-                    row.append("%+.1f" % diff)
+                    se = paired_se(res[v]["acc"][:n], res["cart"]["acc"][:n])
+                    mark = "" if diff >= -0.5 else " **below**"
+                    row.append("%+.1f +- %.1f%s" % (diff, se, mark))
                 else:
                     row.append("")
             row += ["%.1f" % statistics.median(res[v]["secs"][:n]) if res[v] else "" for v in sorct]
             g = res.get("default")
+            row.append("%d of %d" % (g["cart_kept"], n) if g else "")
             row.append("%g" % statistics.median(g["gamma"][:n]) if g and g["gamma"][0] else "")
             row.append(str(n))
             print("| " + " | ".join(row) + " |")
@@ -153,9 +173,43 @@ def table(args):
         print("\nworst %s - CART: %+.1f pp" % (v, w))
 
 
+# The S-ORCT paper's out-of-sample accuracy (%) at lambda = 0 (the first row of each data
+# set in its Table 3, D = 1, and Table 4, D = 2; transcribed in experiments/REPLICATION.md).
+PAPER_LAMBDA0 = {
+    ("monks3", 1): 89.7, ("monks1", 1): 77.7, ("monks2", 1): 74.3, ("sonar", 1): 75.8,
+    ("ionosphere", 1): 84.1, ("breast_cancer_wisconsin", 1): 96.2, ("pima", 1): 75.8,
+    ("german_credit", 1): 73.5, ("spambase", 1): 89.8,
+    ("iris", 2): 95.9, ("wine", 2): 96.6, ("thyroid", 2): 92.8, ("car", 2): 92.7,
+}
+
+
+def paper_rows(args):
+    """The lambda = 0 rows of the S-ORCT paper's Tables 3-4 against each variant run."""
+    variants = [v for v in args.variants.split(",") if v != "cart"]
+    head = ["data set", "D", "paper"] + ["S-ORCT %s" % v for v in variants]
+    head += ["%s - paper (pp)" % v for v in variants] + ["splits"]
+    print("| " + " | ".join(head) + " |")
+    print("|" + "---|" * len(head))
+    for (dataset, depth), paper in PAPER_LAMBDA0.items():
+        res = {v: load(args.out, v, dataset, depth) for v in variants}
+        ns = [len(r["acc"]) for r in res.values() if r is not None and r["acc"]]
+        if not ns:
+            continue
+        n = min(ns)
+        mean = lambda r: 100 * statistics.mean(r["acc"][:n]) if r and r["acc"] else None
+        ours = [mean(res[v]) for v in variants]
+        row = [dataset, str(depth), "%.1f" % paper]
+        row += ["%.1f" % m if m is not None else "not run" for m in ours]
+        for m in ours:
+            mark = "" if m is None or m >= paper - 0.5 else " **below**"
+            row.append("%+.1f%s" % (m - paper, mark) if m is not None else "")
+        row.append(str(n))
+        print("| " + " | ".join(row) + " |")
+
+
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("command", choices=["run", "table"])
+    ap.add_argument("command", choices=["run", "table", "paper_rows"])
     ap.add_argument("glassbox", nargs="?")
     ap.add_argument("--out", required=True)
     ap.add_argument("--variants", default="cart,paper,default")
@@ -169,6 +223,8 @@ def main():
         if not args.glassbox:
             sys.exit("run needs the glassbox binary")
         run(args)
+    elif args.command == "paper_rows":
+        paper_rows(args)
     else:
         table(args)
 

@@ -129,6 +129,8 @@ pub struct L0TreeConfig {
     pub continuation_factor: f64,
     /// S-ORCT's `screen`.
     pub screen: f64,
+    /// S-ORCT's `selection_folds` (5 by default; 0: the best objective, the paper).
+    pub selection_folds: usize,
 }
 
 impl Default for L0TreeConfig {
@@ -155,6 +157,7 @@ impl Default for L0TreeConfig {
             continuation: true,
             continuation_factor: sorct::scale::DEFAULT_CONTINUATION_FACTOR,
             screen: sorct::scale::DEFAULT_SCREEN,
+            selection_folds: sorct::DEFAULT_SELECTION_FOLDS,
         }
     }
 }
@@ -200,6 +203,7 @@ pub fn info() -> FormulationInfo {
         ParamSpec { name: "continuation", default: "true", help: "S-ORCT's: random starts climb from gamma to the data's gamma in stages" },
         ParamSpec { name: "continuation_factor", default: "4", help: "S-ORCT's: gamma's factor per stage" },
         ParamSpec { name: "screen", default: "2", help: "S-ORCT's: climb past the first stage only within screen x the split's best objective" },
+        ParamSpec { name: "selection_folds", default: "5", help: "S-ORCT's: folds of the cross-validated choice between the best objective's tree and the CART tree kept as it is (0: the best objective, the paper)" },
     ];
     FormulationInfo {
         name: NAME,
@@ -228,6 +232,7 @@ impl L0TreeConfig {
             continuation: self.continuation,
             continuation_factor: self.continuation_factor,
             screen: self.screen,
+            selection_folds: self.selection_folds,
         }
     }
 
@@ -411,6 +416,10 @@ impl NlpClassifierFormulation for L0TreeConfig {
         self.inner_config().cost_matrix(classes).map(|_| ())
     }
 
+    fn selection_folds(&self) -> usize {
+        self.selection_folds
+    }
+
     fn problem(
         &self,
         x: Arc<DMatrix<f64>>,
@@ -480,6 +489,21 @@ impl NlpClassifierFormulation for L0TreeConfig {
             eps: concave.eps,
             lambda_local: problem.params.lambda_local,
             lambda_global: problem.params.lambda_global,
+        }
+    }
+
+    fn greedy_model(
+        &self,
+        problem: &L0TreeProblem,
+        point: &[f64],
+        scaler: MinMaxScaler,
+        classes: Vec<String>,
+        encoding: Encoding,
+    ) -> L0TreeModel {
+        let model = self.model(problem, point, scaler, classes, encoding);
+        L0TreeModel {
+            tree: model.tree.kept_as_greedy(&problem.inner),
+            ..model
         }
     }
 

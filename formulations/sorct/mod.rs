@@ -77,6 +77,11 @@ pub struct SorctConfig {
     /// A random start goes past its first stage only when its point there has an objective
     /// at the data's gamma at most `screen` times the split's best so far (0: always).
     pub screen: f64,
+    /// The folds of the cross-validated choice between the best objective's tree and the
+    /// CART tree kept as it is (the default 5; 0: the best objective, the paper). A
+    /// deviation from the paper: see [`NlpClassifierFormulation::selection_folds`] and
+    /// README "Never worse than CART".
+    pub selection_folds: usize,
 }
 
 impl Default for SorctConfig {
@@ -97,9 +102,13 @@ impl Default for SorctConfig {
             continuation: true,
             continuation_factor: scale::DEFAULT_CONTINUATION_FACTOR,
             screen: scale::DEFAULT_SCREEN,
+            selection_folds: DEFAULT_SELECTION_FOLDS,
         }
     }
 }
+
+/// The default `selection_folds` of S-ORCT and l0tree.
+pub const DEFAULT_SELECTION_FOLDS: usize = 5;
 
 /// Parameters resolved for one data set (absolute lambdas, one rho per class).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -194,6 +203,11 @@ pub fn info() -> FormulationInfo {
             default: "2",
             help: "a random start climbs past its first stage only if its objective read at the data's gamma is at most screen x the split's best so far",
         },
+        ParamSpec {
+            name: "selection_folds",
+            default: "5",
+            help: "folds of the cross-validated choice between the best objective's tree and the CART tree kept as it is, which wins unless the optimized one is more accurate by more than one standard error (0: the best objective, the paper)",
+        },
     ];
     FormulationInfo {
         name: NAME,
@@ -224,6 +238,11 @@ impl SorctConfig {
         }
         if let Err(m) = self.continuation_settings().check() {
             return err(m);
+        }
+        if self.selection_folds == 1 {
+            return err(
+                "selection_folds must be 0 (no selection) or at least 2, got 1".to_string(),
+            );
         }
         if !(self.sharpness > 0.0 && self.sharpness < 1.0) {
             return err(format!(
@@ -362,6 +381,10 @@ impl NlpClassifierFormulation for SorctConfig {
         self.cost_matrix(classes).map(|_| ())
     }
 
+    fn selection_folds(&self) -> usize {
+        self.selection_folds
+    }
+
     fn problem(
         &self,
         x: Arc<DMatrix<f64>>,
@@ -413,6 +436,18 @@ impl NlpClassifierFormulation for SorctConfig {
         encoding: Encoding,
     ) -> SorctModel {
         SorctModel::from_solution(problem, x, scaler, classes, encoding)
+    }
+
+    fn greedy_model(
+        &self,
+        problem: &SorctProblem,
+        point: &[f64],
+        scaler: MinMaxScaler,
+        classes: Vec<String>,
+        encoding: Encoding,
+    ) -> SorctModel {
+        self.model(problem, point, scaler, classes, encoding)
+            .kept_as_greedy(problem)
     }
 
     fn warm_start(

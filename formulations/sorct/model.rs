@@ -45,6 +45,10 @@ pub struct SorctModel {
     pub c: DMatrix<f64>,
 }
 
+/// The gamma of [`SorctModel::kept_as_greedy`]: a split at distance 1e-9 (scaled units, 1/p
+/// factor included) from a row still sends it to its side with probability 1 - e^-1000.
+pub const HARD_GAMMA: f64 = 1e12;
+
 impl SorctModel {
     /// The model at the NLP point `x` of `problem`.
     pub fn from_solution(
@@ -102,6 +106,34 @@ impl SorctModel {
             .map(|t| b[t] - (0..lay.p).map(|j| w[(j, t)] * scaler.min[j]).sum::<f64>())
             .collect();
         Ok(starts::point(problem, &a, &mu, &self.c))
+    }
+
+    /// The greedy tree of `problem`'s training rows laid into this model's splits, kept as
+    /// it is: hard splits (gamma so large that every row goes to one side with probability
+    /// 1, to rounding, unless it lies exactly on a split) and each leaf labelled with the
+    /// class of least misclassification cost among the training rows it receives, with no
+    /// class forced onto a leaf (constraint (3) binds the NLP, not a tree kept unsolved).
+    /// An axis-aligned tree laid in by [`crate::axis_start`] then predicts exactly as that
+    /// tree does.
+    pub fn kept_as_greedy(self, problem: &SorctProblem) -> SorctModel {
+        let hard = SorctModel {
+            gamma: HARD_GAMMA,
+            ..self
+        };
+        let shape = TreeShape::new(hard.depth);
+        let left = left_probabilities(&problem.x, &hard.a, &hard.mu, hard.gamma);
+        let reach = leaf_probabilities(&left, &shape);
+        let leaf_of: Vec<usize> = (0..reach.nrows())
+            .map(|i| {
+                (0..reach.ncols())
+                    .max_by(|&a, &b| reach[(i, a)].total_cmp(&reach[(i, b)]))
+                    .unwrap_or(0)
+            })
+            .collect();
+        SorctModel {
+            c: starts::cheapest_labels(problem, &leaf_of),
+            ..hard
+        }
     }
 
     /// The splits in the user's units: node t sends x left with probability
@@ -290,3 +322,68 @@ glassbox_core::fitted_model!(
     classifier,
     diagram = |m| sorct_diagram(m, "S-ORCT")
 );
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sorct::SorctConfig;
+    use glassbox_core::formulation::NlpClassifierFormulation;
+    use std::sync::Arc;
+
+    /// One feature, class 1 on every seventh row from the fourth: CART's depth-1 split
+    /// leaves class 0 the majority on both sides, so the CART tree predicts class 0
+    /// everywhere. The CART start labels a leaf with class 1 (every class must label a leaf
+    /// in the NLP); the greedy tree kept as it is must predict as CART does.
+    #[test]
+    fn a_kept_greedy_tree_predicts_as_cart_does() {
+        let x = DMatrix::from_fn(100, 1, |i, _| i as f64 / 99.0);
+        let y: Vec<usize> = (0..100).map(|i| usize::from(i % 7 == 3)).collect();
+        let cart = crate::axis_start::cart_tree(
+            &x,
+            glassbox_core::learner::Targets::Classes {
+                y: &y,
+                n_classes: 2,
+            },
+            1,
+        );
+        let by_cart: Vec<usize> = (0..100)
+            .map(|i| {
+                let value = &cart.nodes[cart.leaf_of(&x, i)].value;
+                usize::from(value[1] > value[0])
+            })
+            .collect();
+        assert_eq!(
+            by_cart,
+            vec![0; 100],
+            "the data should make CART all class 0"
+        );
+        let config = SorctConfig {
+            depth: 1,
+            ..SorctConfig::default()
+        };
+        let problem = config
+            .problem(Arc::new(x.clone()), Arc::new(y.clone()), 2)
+            .unwrap();
+        let start = config.greedy_starts(&problem).remove(0);
+        let scaler = MinMaxScaler::fit(&x);
+        let classes = vec!["0".to_string(), "1".to_string()];
+        let labels = |m: &SorctModel| -> Vec<usize> {
+            let p = m.predict_proba_scaled(&x);
+            (0..100)
+                .map(|i| usize::from(p[(i, 1)] > p[(i, 0)]))
+                .collect()
+        };
+        let started = config.model(
+            &problem,
+            &start.point,
+            scaler.clone(),
+            classes.clone(),
+            Encoding::default(),
+        );
+        assert!(labels(&started).contains(&1));
+        let kept =
+            config.greedy_model(&problem, &start.point, scaler, classes, Encoding::default());
+        assert_eq!(kept.gamma, HARD_GAMMA);
+        assert_eq!(labels(&kept), vec![0; 100]);
+    }
+}

@@ -102,8 +102,9 @@ pub fn cart_start(problem: &SorctProblem) -> Vec<f64> {
     point(problem, &splits.a, &splits.mu, &c)
 }
 
-/// Leaf labels from a hard routing of the training rows (see the module comment, step 3).
-pub(crate) fn label_leaves(problem: &SorctProblem, leaf_of: &[usize]) -> DMatrix<f64> {
+/// Per leaf, the misclassification cost of labelling it with each class, over the rows
+/// `leaf_of` sends it, and the cheapest label.
+fn leaf_costs(problem: &SorctProblem, leaf_of: &[usize]) -> (Vec<Vec<f64>>, Vec<usize>) {
     let lay = &problem.layout;
     let (leaves, classes) = (lay.leaves, lay.classes);
     // cost[l][k]: misclassification cost of labelling leaf l with class k.
@@ -113,7 +114,7 @@ pub(crate) fn label_leaves(problem: &SorctProblem, leaf_of: &[usize]) -> DMatrix
             *c += problem.costs[(problem.y[i], k)];
         }
     }
-    let mut label: Vec<usize> = cost
+    let label: Vec<usize> = cost
         .iter()
         .map(|row| {
             (0..classes)
@@ -121,6 +122,31 @@ pub(crate) fn label_leaves(problem: &SorctProblem, leaf_of: &[usize]) -> DMatrix
                 .unwrap_or(0)
         })
         .collect();
+    (cost, label)
+}
+
+/// C (K x |tau_L|, one-hot) labelling each leaf with its cheapest class, whether or not
+/// every class labels a leaf: the greedy tree's own leaves.
+pub(crate) fn cheapest_labels(problem: &SorctProblem, leaf_of: &[usize]) -> DMatrix<f64> {
+    one_hot(problem, &leaf_costs(problem, leaf_of).1)
+}
+
+fn one_hot(problem: &SorctProblem, label: &[usize]) -> DMatrix<f64> {
+    let lay = &problem.layout;
+    DMatrix::from_fn(lay.classes, lay.leaves, |k, l| {
+        if label[l] == k {
+            1.0
+        } else {
+            0.0
+        }
+    })
+}
+
+/// Leaf labels from a hard routing of the training rows (see the module comment, step 3).
+pub(crate) fn label_leaves(problem: &SorctProblem, leaf_of: &[usize]) -> DMatrix<f64> {
+    let lay = &problem.layout;
+    let (leaves, classes) = (lay.leaves, lay.classes);
+    let (cost, mut label) = leaf_costs(problem, leaf_of);
     for _ in 0..classes {
         let Some(missing) = (0..classes).find(|k| !label.contains(k)) else {
             break;
@@ -139,11 +165,7 @@ pub(crate) fn label_leaves(problem: &SorctProblem, leaf_of: &[usize]) -> DMatrix
             None => break,
         }
     }
-    DMatrix::from_fn(
-        classes,
-        leaves,
-        |k, l| if label[l] == k { 1.0 } else { 0.0 },
-    )
+    one_hot(problem, &label)
 }
 
 /// The NLP variable vector of a tree given by its coefficients a (p x |tau_B|, clipped to

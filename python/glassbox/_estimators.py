@@ -214,9 +214,13 @@ class GlassboxEstimator(BaseEstimator):
                 if self._uses_solver:
                     starts = 0
             table = self._formulation_table()
-            if warm_path is not None and any(n == "cart_start" for n, _ in self._params.values()):
+            param_names = {n for n, _ in self._params.values()}
+            if warm_path is not None and "cart_start" in param_names:
                 # A refit starts from the previous model alone: no greedy (CART) start either.
                 table["cart_start"] = False
+            if warm_path is not None and "selection_folds" in param_names:
+                # ... and nothing to choose between
+                table["selection_folds"] = 0
             model, records = _native.fit(
                 self._formulation["name"],
                 json.dumps(table),
@@ -267,7 +271,7 @@ class GlassboxEstimator(BaseEstimator):
             "iterations": selected.get("iterations"),
             "seconds": selected.get("solve_seconds"),
             "total_seconds": sum(r.get("solve_seconds") or 0.0 for r in records),
-            "starts": len(records),
+            "starts": sum(1 for r in records if not _is_selection_line(r)),
         }
 
     # -- the fitted model -----------------------------------------------------------------
@@ -343,6 +347,12 @@ class GlassboxRegressor(RegressorMixin, GlassboxEstimator):
         """The predicted number per row."""
         columns = self._columns_for_predict(X)
         return self._fitted.predict_values(columns)
+
+
+def _is_selection_line(record):
+    """Whether a results line is the one the cross-validated choice (`selection_folds`)
+    adds after the starts."""
+    return (record.get("origin") or "").startswith("selection")
 
 
 def _labels_array(labels):

@@ -92,9 +92,14 @@ def test_fit_predict_numpy_and_pandas(iris):
     assert model.branch_intercepts_.shape == (3,)
     assert model.leaf_class_probabilities_.shape == (3, 4)
     result = model.solve_result_
-    # the CART start (cart_start, the default) and the 2 random starts
-    assert result["status"] == "locally_optimal" and result["starts"] == 3
-    assert result["iterations"] > 0 and result["seconds"] > 0
+    # the CART start (cart_start, the default) and the 2 random starts, then the line of the
+    # cross-validated choice (selection_folds, the default): the optimized tree, or CART's
+    # kept as it is where the optimized one is not clearly better
+    assert result["starts"] == 3 and len(model.solve_records_) == 4
+    chosen = model.solve_records_[-1]
+    assert chosen["selected"] and chosen["origin"] in ("selection (optimized)", "selection (cart)")
+    assert result["status"] in ("locally_optimal", "other_limit_feasible")
+    assert result["total_seconds"] > 0
 
 
 def test_categorical_columns_are_dummy_coded(iris):
@@ -137,7 +142,10 @@ def test_clone_and_pickle(iris):
 
 def test_warm_start_refits_from_the_previous_model(iris):
     X, y = iris
-    model = glassbox.SORCTClassifier(depth=2, n_starts=3, warm_start=True).fit(X, y)
+    # the first fit selects the best objective, so that its solve is the one to compare with
+    model = glassbox.SORCTClassifier(
+        depth=2, n_starts=3, warm_start=True, selection_folds=0
+    ).fit(X, y)
     first = model.solve_result_
     model.fit(X, y)
     # One solve, from the previous optimum: it stays there, in few iterations.

@@ -149,6 +149,29 @@ pub trait NlpClassifierFormulation {
     fn lambda_bound(&self, _problem: &Self::Problem) -> Option<f64> {
         None
     }
+    /// The number of folds of the cross-validated choice between the multistart's best
+    /// objective and the greedy starts kept as they are (0 by default: the best objective
+    /// is returned, as the papers do). With k >= 2 the runner solves, on each of k
+    /// stratified folds of the training rows, the greedy starts and ceil(starts / k) random
+    /// ones, and returns the greedy tree of all the training rows ([`Self::greedy_model`])
+    /// unless the folds' optimized trees are more accurate than it by more than one
+    /// standard error (README "Never worse than CART").
+    fn selection_folds(&self) -> usize {
+        0
+    }
+    /// The model of a greedy start kept as it is (by the choice of
+    /// [`Self::selection_folds`]): the model at its point by default; a randomized tree
+    /// returns it with hard splits, so that it predicts exactly as the greedy tree does.
+    fn greedy_model(
+        &self,
+        problem: &Self::Problem,
+        point: &[f64],
+        scaler: crate::data::MinMaxScaler,
+        classes: Vec<String>,
+        encoding: crate::data::Encoding,
+    ) -> Self::Model {
+        self.model(problem, point, scaler, classes, encoding)
+    }
     /// Whether [`NlpClassifierFormulation::node_blocks`] gives the problem's tree nodes, so a
     /// config may train it by node-based decomposition (`[decomposition]`).
     fn decomposable(&self) -> bool {

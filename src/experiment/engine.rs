@@ -523,8 +523,10 @@ fn run_chain_inner(ctx: &Ctx<'_>, chain: &[(usize, usize)]) -> Result<()> {
         let split = &ctx.splits[dataset][s];
         if let Some(unit) = ctx.done.get(&(c, split.id)) {
             if carries {
-                let points: Option<Vec<Vec<f64>>> = unit.points.iter().cloned().collect();
-                carried = Some(points.ok_or_else(|| {
+                // The starts' lines carry their points; the line a validation selection
+                // adds after them (the refit) carries none.
+                let points: Vec<Vec<f64>> = unit.points.iter().map_while(Clone::clone).collect();
+                carried = Some(Some(points).filter(|p| !p.is_empty()).ok_or_else(|| {
                     GlassboxError::Config(format!(
                         "cell {c} split {} on disk lacks the final points ('x') a warm path \
                          continues from: pass --force to start over",

@@ -87,9 +87,15 @@ pub struct SolveRecord {
     #[serde(flatten, default, skip_serializing_if = "Option::is_none")]
     pub milp: Option<MilpStats>,
     /// Where a start the formulation built itself comes from (`"cart"`: the greedy tree of
-    /// the same depth); absent for random starts and the warm start.
+    /// the same depth); absent for random starts and the warm start. The line of the
+    /// cross-validated choice (`selection_folds`) is `"selection (optimized)"` or
+    /// `"selection (cart)"`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub origin: Option<String>,
+    /// The kept tree's cross-validated accuracy on the training rows, on the line of the
+    /// cross-validated choice (`selection_folds`); absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub validation_accuracy: Option<f64>,
 }
 
 /// The MILP statistics of a results line (left out where the backend gave none).
@@ -161,6 +167,7 @@ impl SolveRecord {
             decomposition: None,
             milp: None,
             origin: None,
+            validation_accuracy: None,
         }
     }
 

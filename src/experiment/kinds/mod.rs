@@ -11,6 +11,7 @@ mod multistart;
 mod nlp_classifier;
 mod nlp_regressor;
 mod risk_score;
+mod selection;
 
 pub use learner::Learner;
 pub use milp_classifier::MilpClassifier;

@@ -58,24 +58,48 @@ pub(crate) struct Solved<M> {
     pub point: Vec<f64>,
 }
 
+/// The starts of a unit, solved: one record and one point per start, the best usable
+/// objective's start and model, and whether a stop request cut the starts short.
+pub(crate) struct Ran<M> {
+    /// One record per solve.
+    pub records: Vec<SolveRecord>,
+    /// The point a warm path carries on, per start.
+    pub points: Vec<Vec<f64>>,
+    /// The record to select (the best usable objective's, unless a later stage chose
+    /// another) and its model.
+    pub best: Option<(usize, M)>,
+    /// Whether a stop request abandoned the unit.
+    pub interrupted: bool,
+}
+
 /// Runs `starts` in order with `solve` (given each start's index and the best usable
-/// objective before it; see the module comment). `kind` tags the saved model.
+/// objective before it; see the module comment), then selects the best and saves its model
+/// ([`finish`]). `kind` tags the saved model.
 pub(crate) fn run<M: ModelFile>(
     kind: &str,
     starts: Vec<Start>,
     carry: &UnitCarry<'_>,
-    mut solve: impl FnMut(usize, &Start, Option<f64>) -> Result<Solved<M>>,
+    solve: impl FnMut(usize, &Start, Option<f64>) -> Result<Solved<M>>,
 ) -> Result<UnitOut> {
+    finish(kind, carry, solve_starts(starts, carry, solve)?)
+}
+
+/// The solving half of [`run`]: every start in order, the best usable objective kept.
+pub(crate) fn solve_starts<M>(
+    starts: Vec<Start>,
+    carry: &UnitCarry<'_>,
+    mut solve: impl FnMut(usize, &Start, Option<f64>) -> Result<Solved<M>>,
+) -> Result<Ran<M>> {
     let mut records = Vec::with_capacity(starts.len());
     let mut points = Vec::with_capacity(starts.len());
     let mut best: Option<(f64, usize, M)> = None;
     for (s, start) in starts.iter().enumerate() {
         if (carry.stop)() {
-            return Ok(UnitOut {
+            return Ok(Ran {
                 records,
                 points,
+                best: None,
                 interrupted: true,
-                model: None,
             });
         }
         let solved = solve(s, start, best.as_ref().map(|(b, _, _)| *b))?;
@@ -95,8 +119,29 @@ pub(crate) fn run<M: ModelFile>(
         });
         points.push(solved.point);
     }
-    let model = match best {
-        Some((_, s, model)) => {
+    Ok(Ran {
+        records,
+        points,
+        best: best.map(|(_, s, model)| (s, model)),
+        interrupted: false,
+    })
+}
+
+/// The selecting half of [`run`]: marks `ran.best`'s record selected and saves its model
+/// (an interrupted unit selects nothing).
+pub(crate) fn finish<M: ModelFile>(
+    kind: &str,
+    carry: &UnitCarry<'_>,
+    ran: Ran<M>,
+) -> Result<UnitOut> {
+    let Ran {
+        mut records,
+        points,
+        best,
+        interrupted,
+    } = ran;
+    let model = match best.filter(|_| !interrupted) {
+        Some((s, model)) => {
             records[s].selected = true;
             if let Some(path) = carry.model_path {
                 save_model(path, kind, &model)?;
@@ -108,7 +153,7 @@ pub(crate) fn run<M: ModelFile>(
     Ok(UnitOut {
         records,
         points,
-        interrupted: false,
+        interrupted,
         model,
     })
 }

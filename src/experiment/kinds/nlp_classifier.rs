@@ -2,8 +2,11 @@
 //! on the min-max scaled training rows and solved from every start of the multistart (seeded
 //! random starts, the saved model of `multistart.warm_start`, or a warm path's carried
 //! points), optionally by node-based decomposition (`[decomposition]`); the best objective is
-//! selected. Lines carry the classification metrics, delta_L and delta_G, the formulation's
-//! lambda bound and the decomposition's trace.
+//! selected, then, where the formulation asks for it (`selection_folds`, S-ORCT's and
+//! l0tree's default), chosen by cross-validation against the greedy tree (`selection.rs`).
+//! Lines carry the
+//! classification metrics, delta_L and delta_G, the formulation's lambda bound and the
+//! decomposition's trace.
 
 use super::super::engine::SplitSpec;
 use super::super::unit::{EngineData, Formulation, SeededNlp, UnitCarry, UnitOut};
@@ -25,14 +28,15 @@ use std::time::Instant;
 pub struct NlpClassifier<F>(pub F);
 
 /// A split's training rows scaled, and the problem built on them.
-struct Prepared<F: NlpClassifierFormulation> {
-    scaler: MinMaxScaler,
-    problem: F::Problem,
+pub(super) struct Prepared<F: NlpClassifierFormulation> {
+    pub(super) scaler: MinMaxScaler,
+    pub(super) problem: F::Problem,
 }
 
 impl<F: NlpClassifierFormulation> NlpClassifier<F> {
-    fn prepare(&self, d: &ClassificationData, split: &SplitSpec) -> Result<Prepared<F>> {
-        let train = d.rows(&split.train);
+    /// The problem on the training rows `rows`, their features scaled on themselves.
+    pub(super) fn prepare(&self, d: &ClassificationData, rows: &[usize]) -> Result<Prepared<F>> {
+        let train = d.rows(rows);
         let (scaler, x) = multistart::scaled(&train.x);
         let problem = self
             .0
@@ -42,6 +46,143 @@ impl<F: NlpClassifierFormulation> NlpClassifier<F> {
 
     fn warm_model(&self, config: &ExperimentConfig) -> Result<Option<F::Model>> {
         multistart::warm_model(config, |p| self.0.load_model(p))
+    }
+
+    /// The model at point `x` of a problem prepared on some rows.
+    pub(super) fn model_at(
+        &self,
+        prepared: &Prepared<F>,
+        d: &ClassificationData,
+        x: &[f64],
+    ) -> F::Model {
+        self.0.model(
+            &prepared.problem,
+            x,
+            prepared.scaler.clone(),
+            d.classes.clone(),
+            d.encoding.clone(),
+        )
+    }
+
+    /// `record` with what `model` measures on the training rows it was fitted on and on
+    /// the test rows.
+    pub(super) fn measured(
+        &self,
+        record: SolveRecord,
+        model: &F::Model,
+        train: &ClassificationData,
+        test: &ClassificationData,
+    ) -> SolveRecord {
+        let (delta_local, delta_global) = self.0.sparsity(model);
+        let test_pred = model.predict(&test.x);
+        SolveRecord {
+            delta_local,
+            delta_global,
+            train_accuracy: metrics::accuracy(&train.y, &model.predict(&train.x)),
+            test_accuracy: metrics::accuracy(&test.y, &test_pred),
+            test_balanced_accuracy: metrics::balanced_accuracy(
+                &test.y,
+                &test_pred,
+                test.n_classes(),
+            ),
+            ..record
+        }
+    }
+
+    /// The starts of a split solved on the training rows `rows` (all of `split.train`, or
+    /// the part a validation selection fits on), each recorded with its test accuracy.
+    fn solve_starts(
+        &self,
+        config: &ExperimentConfig,
+        data: &EngineData,
+        split: &SplitSpec,
+        carry: &UnitCarry<'_>,
+        rows: &[usize],
+    ) -> Result<multistart::Ran<F::Model>> {
+        let f = &self.0;
+        let d = data.classification(f.name())?;
+        let prepared = self.prepare(d, rows)?;
+        let problem = &prepared.problem;
+        let n = problem.num_variables();
+        let warm_model = self.warm_model(config)?;
+        let starts = multistart::nlp_starts(
+            config,
+            carry,
+            data,
+            split,
+            f.name(),
+            n,
+            warm_model.as_ref(),
+            |m| f.warm_start(m, problem, &prepared.scaler),
+            f.greedy_starts(problem),
+            |rng| f.random_start(problem, rng),
+        )?;
+        let solver = config
+            .registry
+            .nlp_solver(&config.solver.name, &config.solver.options)?;
+        let train = d.rows(rows);
+        let test = d.rows(&split.test);
+        let blank = SolveRecord::blank(
+            config,
+            f.name(),
+            f.reported_params(problem),
+            split.id,
+            split.seed,
+            (rows.len(), split.test.len()),
+        );
+        multistart::solve_starts(starts, carry, |s, start, incumbent| {
+            let options = config
+                .solver
+                .options
+                .with_warm_start(Some(WarmStart::primal(start.x0.clone())));
+            let started = Instant::now();
+            let (result, trace) = match &config.decomposition {
+                None => {
+                    let context = StartContext {
+                        kind: start.kind,
+                        incumbent,
+                    };
+                    (f.solve_start(problem, &*solver, &options, context)?, None)
+                }
+                Some(dec) => {
+                    let observe = |x: &[f64]| {
+                        let model = self.model_at(&prepared, d, x);
+                        (
+                            metrics::accuracy(&train.y, &model.predict(&train.x)),
+                            metrics::accuracy(&test.y, &model.predict(&test.x)),
+                        )
+                    };
+                    let seed = start.seed.unwrap_or(s as u64);
+                    let outcome = decompose(f, problem, &*solver, &options, dec, seed, observe)?;
+                    (outcome.result, Some(outcome.trace))
+                }
+            };
+            // The decomposition's own clock leaves out the accuracies of its trace.
+            let seconds = match &trace {
+                Some(_) => result.wall_seconds,
+                None => started.elapsed().as_secs_f64(),
+            };
+            let has_point = result.primal.len() == n;
+            let model = has_point.then(|| self.model_at(&prepared, d, &result.primal));
+            let mut record = SolveRecord {
+                lambda_bound: f.lambda_bound(problem),
+                decomposition: trace,
+                ..blank.clone().solved(&result, seconds)
+            };
+            if let Some(model) = &model {
+                record = self.measured(record, model, &train, &test);
+            }
+            Ok(Solved {
+                record,
+                model,
+                usable: result.status.has_solution(),
+                point: if has_point {
+                    result.primal
+                } else {
+                    start.x0.clone()
+                },
+            })
+        })
     }
 }
 
@@ -66,6 +207,7 @@ where
         self.0.greedy_start_count()
             + config.multistart.starts
             + usize::from(config.multistart.warm_start.is_some())
+            + usize::from(self.0.selection_folds() >= 2)
     }
 
     fn check(&self, config: &ExperimentConfig, data: &EngineData) -> Result<()> {
@@ -84,104 +226,9 @@ where
         split: &SplitSpec,
         carry: &UnitCarry<'_>,
     ) -> Result<UnitOut> {
-        let f = &self.0;
-        let d = data.classification(f.name())?;
-        let Prepared { scaler, problem } = self.prepare(d, split)?;
-        let n = problem.num_variables();
-        let warm_model = self.warm_model(config)?;
-        let starts = multistart::nlp_starts(
-            config,
-            carry,
-            data,
-            split,
-            f.name(),
-            n,
-            warm_model.as_ref(),
-            |m| f.warm_start(m, &problem, &scaler),
-            f.greedy_starts(&problem),
-            |rng| f.random_start(&problem, rng),
-        )?;
-        let solver = config
-            .registry
-            .nlp_solver(&config.solver.name, &config.solver.options)?;
-        let train = d.rows(&split.train);
-        let test = d.rows(&split.test);
-        let blank = SolveRecord::blank(
-            config,
-            f.name(),
-            f.reported_params(&problem),
-            split.id,
-            split.seed,
-            (split.train.len(), split.test.len()),
-        );
-        let model_at = |x: &[f64]| {
-            f.model(
-                &problem,
-                x,
-                scaler.clone(),
-                d.classes.clone(),
-                d.encoding.clone(),
-            )
-        };
-        multistart::run(f.name(), starts, carry, |s, start, incumbent| {
-            let options = config
-                .solver
-                .options
-                .with_warm_start(Some(WarmStart::primal(start.x0.clone())));
-            let started = Instant::now();
-            let (result, trace) = match &config.decomposition {
-                None => {
-                    let context = StartContext {
-                        kind: start.kind,
-                        incumbent,
-                    };
-                    (f.solve_start(&problem, &*solver, &options, context)?, None)
-                }
-                Some(dec) => {
-                    let observe = |x: &[f64]| {
-                        let model = model_at(x);
-                        (
-                            metrics::accuracy(&train.y, &model.predict(&train.x)),
-                            metrics::accuracy(&test.y, &model.predict(&test.x)),
-                        )
-                    };
-                    let seed = start.seed.unwrap_or(s as u64);
-                    let outcome = decompose(f, &problem, &*solver, &options, dec, seed, observe)?;
-                    (outcome.result, Some(outcome.trace))
-                }
-            };
-            // The decomposition's own clock leaves out the accuracies of its trace.
-            let seconds = match &trace {
-                Some(_) => result.wall_seconds,
-                None => started.elapsed().as_secs_f64(),
-            };
-            let has_point = result.primal.len() == n;
-            let model = has_point.then(|| model_at(&result.primal));
-            let mut record = SolveRecord {
-                lambda_bound: f.lambda_bound(&problem),
-                decomposition: trace,
-                ..blank.clone().solved(&result, seconds)
-            };
-            if let Some(model) = &model {
-                (record.delta_local, record.delta_global) = f.sparsity(model);
-                let train_pred = model.predict(&train.x);
-                let test_pred = model.predict(&test.x);
-                record.train_accuracy = metrics::accuracy(&train.y, &train_pred);
-                record.test_accuracy = metrics::accuracy(&test.y, &test_pred);
-                record.test_balanced_accuracy =
-                    metrics::balanced_accuracy(&test.y, &test_pred, d.n_classes());
-            }
-            Ok(Solved {
-                record,
-                model,
-                usable: result.status.has_solution(),
-                point: if has_point {
-                    result.primal
-                } else {
-                    start.x0.clone()
-                },
-            })
-        })
+        let ran = self.solve_starts(config, data, split, carry, &split.train)?;
+        let ran = self.select_by_cross_validation(config, data, split, carry, ran)?;
+        multistart::finish(self.0.name(), carry, ran)
     }
 
     fn nlp_problem(
@@ -192,7 +239,7 @@ where
         starts: usize,
     ) -> Result<Option<SeededNlp>> {
         let d = data.classification(self.name())?;
-        let Prepared { problem, .. } = self.prepare(d, split)?;
+        let Prepared { problem, .. } = self.prepare(d, &split.train)?;
         let starts = (0..starts)
             .map(|s| {
                 let seed = multistart::start_seed(config, split.id, s);
@@ -214,7 +261,7 @@ where
         points: &[Vec<f64>],
     ) -> Result<Vec<JsonValue>> {
         let d = data.classification(self.name())?;
-        let Prepared { scaler, problem } = self.prepare(d, split)?;
+        let Prepared { scaler, problem } = self.prepare(d, &split.train)?;
         points
             .iter()
             .map(|p| {

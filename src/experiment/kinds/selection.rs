@@ -1,0 +1,287 @@
+//! The cross-validated choice between a randomized tree's optimized tree and its greedy
+//! start (S-ORCT's and l0tree's `selection_folds`, README "Never worse than CART"): after a
+//! split's multistart, the training rows are dealt into k stratified folds; on each fold the
+//! greedy starts and a share of the random starts are solved on the other rows, and every
+//! training row is predicted by the fold's best-objective tree and by the fold's greedy trees
+//! kept as they are. The greedy (simpler, axis-aligned) tree of all the training rows is
+//! returned unless the optimized trees are more accurate by more than one standard error
+//! ([`clearly_better`]); otherwise the multistart's best objective is. Either way one line
+//! is added and selected: the returned tree's, carrying the folds' accuracies and their
+//! seconds.
+//!
+//! Depends on the NLP classifiers' kind (`nlp_classifier.rs`) and the multistart runner.
+
+use super::super::engine::SplitSpec;
+use super::super::unit::{EngineData, UnitCarry};
+use super::super::{ExperimentConfig, SolveRecord};
+use super::multistart::{self, Ran};
+use super::nlp_classifier::NlpClassifier;
+use crate::data::{stratified_kfold, ClassificationData};
+use crate::formulation::NlpClassifierFormulation;
+use crate::model::Classifier;
+use crate::nlp::NlpProblem;
+use crate::starts::{StartContext, StartKind};
+use crate::{Limit, Result, TerminationStatus, WarmStart};
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+use std::time::Instant;
+
+/// Mixed into a split's seed for the seed of its selection folds, so that they are not the
+/// same draw as the split itself.
+const FOLD_SEED: u64 = 0x5EED_0F_F01D;
+
+/// What the folds found: per greedy start (by origin) and for the optimized trees, which
+/// training rows (in fold order) they predict right, with the folds' solve time.
+struct FoldVotes {
+    optimized: Vec<bool>,
+    greedy: Vec<(&'static str, Vec<bool>)>,
+    iterations: u64,
+}
+
+impl<F> NlpClassifier<F>
+where
+    F: NlpClassifierFormulation + Send + Sync,
+    F::Problem: 'static,
+{
+    /// The cross-validated choice (module comment) after the multistart `ran` on all of
+    /// `split`'s training rows; `ran` as it is where the formulation asks for none, the
+    /// config decomposes, no start returned a usable tree, the unit was interrupted, or
+    /// the training rows cannot be dealt into the folds.
+    pub(super) fn select_by_cross_validation(
+        &self,
+        config: &ExperimentConfig,
+        data: &EngineData,
+        split: &SplitSpec,
+        carry: &UnitCarry<'_>,
+        mut ran: Ran<F::Model>,
+    ) -> Result<Ran<F::Model>> {
+        let f = &self.0;
+        let folds = f.selection_folds();
+        if folds < 2 || config.decomposition.is_some() || ran.interrupted {
+            return Ok(ran);
+        }
+        let Some((best_start, _)) = ran.best.as_ref() else {
+            return Ok(ran);
+        };
+        let best_start = *best_start;
+        let d = data.classification(f.name())?;
+        let y: Vec<usize> = split.train.iter().map(|&i| d.y[i]).collect();
+        let Ok(dealt) = stratified_kfold(&y, folds, split.seed ^ FOLD_SEED) else {
+            return Ok(ran);
+        };
+        let started = Instant::now();
+        let Some(votes) = self.fold_votes(config, d, split, carry, &dealt)? else {
+            ran.interrupted = true;
+            return Ok(ran);
+        };
+        let optimized = share(&votes.optimized);
+        // The most accurate greedy tree that the optimized ones do not clearly beat.
+        let kept = votes
+            .greedy
+            .iter()
+            .enumerate()
+            .filter(|(_, (_, right))| !clearly_better(&votes.optimized, right))
+            .max_by(|a, b| share(&a.1 .1).total_cmp(&share(&b.1 .1)))
+            .map(|(g, _)| g);
+        let accuracies: Vec<String> = std::iter::once(format!("optimized {optimized:.4}"))
+            .chain(
+                votes
+                    .greedy
+                    .iter()
+                    .map(|(origin, right)| format!("{origin} {:.4}", share(right))),
+            )
+            .collect();
+        let summary = format!(
+            "{folds}-fold selection, accuracy on the held-out rows: {}",
+            accuracies.join(", ")
+        );
+        let seconds = started.elapsed().as_secs_f64();
+        let record = match kept {
+            Some(g) => {
+                let prepared = self.prepare(d, &split.train)?;
+                let greedy = f.greedy_starts(&prepared.problem).swap_remove(g);
+                let model = f.greedy_model(
+                    &prepared.problem,
+                    &greedy.point,
+                    prepared.scaler.clone(),
+                    d.classes.clone(),
+                    d.encoding.clone(),
+                );
+                let record = SolveRecord {
+                    status: TerminationStatus::FeasibleAtLimit(Limit::Other)
+                        .as_str()
+                        .to_string(),
+                    raw_status: format!(
+                        "{summary}: the {} tree kept as it is, the optimized one not better \
+                         by more than one standard error",
+                        greedy.origin
+                    ),
+                    objective: Some(prepared.problem.objective(&greedy.point)),
+                    iterations: votes.iterations,
+                    solve_seconds: seconds,
+                    origin: Some(format!("selection ({})", greedy.origin)),
+                    validation_accuracy: Some(share(&votes.greedy[g].1)),
+                    selected: false,
+                    ..ran.records[best_start].clone()
+                };
+                let train = d.rows(&split.train);
+                let test = d.rows(&split.test);
+                (self.measured(record, &model, &train, &test), model)
+            }
+            None => {
+                let (_, model) = ran.best.take().expect("checked above");
+                let record = SolveRecord {
+                    raw_status: format!("{summary}: the optimized tree of start {best_start} kept"),
+                    iterations: votes.iterations,
+                    solve_seconds: seconds,
+                    backend_seconds: None,
+                    origin: Some("selection (optimized)".to_string()),
+                    validation_accuracy: Some(optimized),
+                    selected: false,
+                    ..ran.records[best_start].clone()
+                };
+                (record, model)
+            }
+        };
+        let (record, model) = record;
+        ran.records.push(SolveRecord {
+            start: ran.records.len(),
+            seed: None,
+            ..record
+        });
+        ran.best = Some((ran.records.len() - 1, model));
+        carry.progress.inc(1);
+        Ok(ran)
+    }
+
+    /// Solves the folds `dealt` (pairs of positions in `split.train`): per fold the greedy
+    /// starts and the first ceil(starts / k) seeded random starts on the fold's training
+    /// rows, the best objective's tree and the greedy trees predicting the held-out rows.
+    /// `None` when a stop request came between solves.
+    fn fold_votes(
+        &self,
+        config: &ExperimentConfig,
+        d: &ClassificationData,
+        split: &SplitSpec,
+        carry: &UnitCarry<'_>,
+        dealt: &[(Vec<usize>, Vec<usize>)],
+    ) -> Result<Option<FoldVotes>> {
+        let f = &self.0;
+        let solver = config
+            .registry
+            .nlp_solver(&config.solver.name, &config.solver.options)?;
+        let random = config.multistart.starts.div_ceil(dealt.len());
+        let mut votes = FoldVotes {
+            optimized: Vec::new(),
+            greedy: Vec::new(),
+            iterations: 0,
+        };
+        let rows = |positions: &[usize]| -> Vec<usize> {
+            positions.iter().map(|&k| split.train[k]).collect()
+        };
+        for (k, (fit, held_out)) in dealt.iter().enumerate() {
+            let prepared = self.prepare(d, &rows(fit))?;
+            let problem = &prepared.problem;
+            let held_out = d.rows(&rows(held_out));
+            let right = |m: &F::Model| -> Vec<bool> {
+                let predicted = m.predict(&held_out.x);
+                predicted
+                    .iter()
+                    .zip(&held_out.y)
+                    .map(|(p, y)| p == y)
+                    .collect()
+            };
+            let greedy = f.greedy_starts(problem);
+            let starts = greedy
+                .iter()
+                .map(|g| (g.point.clone(), StartKind::Greedy))
+                .chain((0..random).map(|s| {
+                    let seed = multistart::start_seed(config, split.id, s);
+                    let point = f.random_start(problem, &mut ChaCha8Rng::seed_from_u64(seed));
+                    (point, StartKind::Random)
+                }));
+            let mut best: Option<(f64, Vec<f64>)> = None;
+            for (x0, kind) in starts {
+                if (carry.stop)() {
+                    return Ok(None);
+                }
+                let options = config
+                    .solver
+                    .options
+                    .with_warm_start(Some(WarmStart::primal(x0)));
+                let context = StartContext {
+                    kind,
+                    incumbent: best.as_ref().map(|(b, _)| *b),
+                };
+                let result = f.solve_start(problem, &*solver, &options, context)?;
+                votes.iterations += result.iterations;
+                let usable =
+                    result.status.has_solution() && result.primal.len() == problem.num_variables();
+                if let (true, Some(objective)) = (usable, result.objective) {
+                    if best.as_ref().is_none_or(|(b, _)| objective < *b) {
+                        best = Some((objective, result.primal));
+                    }
+                }
+            }
+            // A fold without a usable tree counts its rows as missed by the optimized one.
+            votes.optimized.extend(match &best {
+                Some((_, x)) => right(&self.model_at(&prepared, d, x)),
+                None => vec![false; held_out.y.len()],
+            });
+            for (g, start) in greedy.iter().enumerate() {
+                let model = f.greedy_model(
+                    problem,
+                    &start.point,
+                    prepared.scaler.clone(),
+                    d.classes.clone(),
+                    d.encoding.clone(),
+                );
+                if k == 0 {
+                    votes.greedy.push((start.origin, Vec::new()));
+                }
+                votes.greedy[g].1.extend(right(&model));
+            }
+        }
+        Ok(Some(votes))
+    }
+}
+
+/// The share of `true` in `right` (an accuracy, from which rows a model got right).
+fn share(right: &[bool]) -> f64 {
+    right.iter().filter(|&&ok| ok).count() as f64 / right.len().max(1) as f64
+}
+
+/// Whether the model that got `a_right` right is more accurate than the one that got
+/// `b_right` right by more than one standard error of the paired difference (sqrt(n_a +
+/// n_b) / n, where n_a and n_b count the rows only the one or only the other gets right):
+/// the one-standard-error rule of CART's authors, which keeps the simpler tree unless the
+/// more complex one is clearly better.
+fn clearly_better(a_right: &[bool], b_right: &[bool]) -> bool {
+    let only = |x: &[bool], y: &[bool]| x.iter().zip(y).filter(|(&x, &y)| x && !y).count();
+    let (n_a, n_b) = (only(a_right, b_right), only(b_right, a_right));
+    n_a as f64 - n_b as f64 > ((n_a + n_b) as f64).sqrt()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rows(text: &str) -> Vec<bool> {
+        text.chars().map(|c| c == '1').collect()
+    }
+
+    #[test]
+    fn the_optimized_tree_must_win_by_more_than_one_standard_error() {
+        // Identical predictions, or one row either way: not clearly better.
+        assert!(!clearly_better(&rows("1100"), &rows("1100")));
+        assert!(!clearly_better(&rows("1110"), &rows("1100")));
+        // Two rows only it gets right, none the other way: 2 > sqrt(2).
+        assert!(clearly_better(&rows("1111"), &rows("1100")));
+        // Three against one: 2 > sqrt(4) fails; four against one: 3 > sqrt(5) holds.
+        assert!(!clearly_better(&rows("1110"), &rows("0001")));
+        assert!(clearly_better(&rows("11110"), &rows("00001")));
+        // Never the other way round.
+        assert!(!clearly_better(&rows("1100"), &rows("1111")));
+        assert_eq!(share(&rows("1100")), 0.5);
+    }
+}
