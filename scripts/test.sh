@@ -28,7 +28,7 @@ if [ "${GLASSBOX_SKIP_TORCH:-0}" != 1 ]; then
   # Without `highs` so that HiGHS is not rebuilt for another feature set.
   torch_features=(--no-default-features --features glassbox/ipopt,glassbox/cbc,glassbox/torch)
   scripts/with-torch.sh cargo clippy --workspace "${torch_features[@]}" --all-targets --quiet -- -D warnings
-  scripts/with-torch.sh cargo test -p glassbox "${torch_features[@]}" --test torch_backend --test conformance_nlp --test contextual_trees
+  scripts/with-torch.sh cargo test -p glassbox "${torch_features[@]}" --test torch_backend --test conformance_nlp --test contextual_trees --test gradient_best_of_starts
   # the unit tests that only compile with torch (the contextual trees' policy and model, the
   # torch backend's own)
   scripts/with-torch.sh cargo test --workspace "${torch_features[@]}" --lib -- contextual torch::
