@@ -386,9 +386,13 @@ fn fixed_split_from_a_test_file() {
         String::from_utf8_lossy(&output.stderr)
     );
     let lines = results(&out);
-    // The CART start and the random start.
-    assert_eq!(lines.len(), 2);
+    // The CART start, the random start, and the line of the cross-validated choice.
+    assert_eq!(lines.len(), 3);
     assert_eq!(lines[0]["origin"], "cart");
+    assert!(lines[2]["origin"]
+        .as_str()
+        .unwrap()
+        .starts_with("selection ("));
     for line in &lines {
         assert_eq!(line["n_train"], 112);
         assert_eq!(line["n_test"], 38);

@@ -80,8 +80,9 @@ fn interrupted_grid_resumes_without_redoing_cells_and_shards_merge_to_the_same_r
     let out = dir.path().join("whole");
     let results = out.join("results.jsonl");
     let units = 3 * 3 * 2;
-    // Per cell-split: the 2 random starts and the CART start.
-    let per_unit = 3;
+    // Per cell-split: the CART start, the 2 random starts and the line of the
+    // cross-validated choice (which carries no point along the warm path).
+    let per_unit = 4;
     let solves = units * per_unit;
 
     // Start, wait for a few finished cells, interrupt.
@@ -156,7 +157,20 @@ fn interrupted_grid_resumes_without_redoing_cells_and_shards_merge_to_the_same_r
     // Every cell has its lines, the warm path carried points from cell to cell.
     let cells: BTreeSet<u64> = all.iter().map(|l| l["cell"].as_u64().unwrap()).collect();
     assert_eq!(cells.len(), 9);
-    assert!(all.iter().all(|l| l["x"].is_array()));
+    let is_choice = |l: &Value| {
+        l["origin"]
+            .as_str()
+            .is_some_and(|o| o.starts_with("selection"))
+    };
+    assert!(all
+        .iter()
+        .filter(|l| !is_choice(l))
+        .all(|l| l["x"].is_array()));
+    assert!(all
+        .iter()
+        .filter(|l| is_choice(l))
+        .all(|l| l["x"].is_null()));
+    assert_eq!(all.iter().filter(|l| is_choice(l)).count(), units);
     assert!(all
         .iter()
         .filter(|l| l["cell"] != 0)

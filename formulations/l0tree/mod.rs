@@ -437,6 +437,10 @@ impl NlpClassifierFormulation for L0TreeConfig {
         ))
     }
 
+    fn greedy_start_count(&self) -> usize {
+        usize::from(self.cart_start)
+    }
+
     fn greedy_starts(&self, problem: &L0TreeProblem) -> Vec<GreedyStart> {
         match self.cart_start {
             true => vec![GreedyStart {

@@ -398,6 +398,10 @@ impl NlpClassifierFormulation for SorctConfig {
         starts::random_start(problem, self.initialization, rng)
     }
 
+    fn greedy_start_count(&self) -> usize {
+        usize::from(self.cart_start)
+    }
+
     fn greedy_starts(&self, problem: &SorctProblem) -> Vec<GreedyStart> {
         match self.cart_start {
             true => vec![GreedyStart {

@@ -688,6 +688,10 @@ impl NlpRegressorFormulation for SorrtConfig {
         starts::random_start(problem, self.initialization, rng)
     }
 
+    fn greedy_start_count(&self) -> usize {
+        usize::from(self.cart_start)
+    }
+
     fn greedy_starts(&self, problem: &SorrtProblem) -> Vec<GreedyStart> {
         match self.cart_start {
             true => vec![GreedyStart {

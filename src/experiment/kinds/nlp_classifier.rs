@@ -207,7 +207,7 @@ where
         self.0.greedy_start_count()
             + config.multistart.starts
             + usize::from(config.multistart.warm_start.is_some())
-            + usize::from(self.0.selection_folds() >= 2)
+            + usize::from(self.0.selection_folds() >= 2 && self.0.greedy_start_count() > 0)
     }
 
     fn check(&self, config: &ExperimentConfig, data: &EngineData) -> Result<()> {

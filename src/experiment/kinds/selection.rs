@@ -44,9 +44,9 @@ where
     F::Problem: 'static,
 {
     /// The cross-validated choice (module comment) after the multistart `ran` on all of
-    /// `split`'s training rows; `ran` as it is where the formulation asks for none, the
-    /// config decomposes, no start returned a usable tree, the unit was interrupted, or
-    /// the training rows cannot be dealt into the folds.
+    /// `split`'s training rows; `ran` as it is where the formulation asks for none or has no
+    /// greedy start, the config decomposes, no start returned a usable tree, the unit was
+    /// interrupted, or the training rows cannot be dealt into the folds.
     pub(super) fn select_by_cross_validation(
         &self,
         config: &ExperimentConfig,
@@ -57,7 +57,9 @@ where
     ) -> Result<Ran<F::Model>> {
         let f = &self.0;
         let folds = f.selection_folds();
-        if folds < 2 || config.decomposition.is_some() || ran.interrupted {
+        // Without a greedy start (`cart_start = false`) there is nothing to choose between.
+        let nothing_to_choose = f.greedy_start_count() == 0;
+        if folds < 2 || nothing_to_choose || config.decomposition.is_some() || ran.interrupted {
             return Ok(ran);
         }
         let Some((best_start, _)) = ran.best.as_ref() else {
