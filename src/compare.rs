@@ -138,10 +138,12 @@ const LIST_AT_MOST: usize = 10;
 
 /// Matches the solves of at least two solvers instance by instance. A solver solving an
 /// instance twice (the same run given twice) is an error; so are instances some solver
-/// lacks, unless `mismatch` is [`Mismatch::Drop`].
+/// lacks, unless `mismatch` is [`Mismatch::Drop`]. The line of a cross-validated choice
+/// (S-ORCT's `selection_folds`) is not an instance: it reports a choice between trees,
+/// not a solve from a start, and is left out.
 pub fn match_instances(records: Vec<SolveRecord>, mismatch: Mismatch) -> Result<Comparison> {
     let mut by_solver: BTreeMap<String, BTreeMap<InstanceKey, SolveRecord>> = BTreeMap::new();
-    for r in records {
+    for r in records.into_iter().filter(|r| !r.is_selection()) {
         let key = InstanceKey::of(&r);
         let solver = r.solver.clone();
         if by_solver

@@ -15,12 +15,14 @@
 //! Run with `-- --nocapture` to see the objectives, ratios and times per start (times are
 //! printed, not asserted: numbers come from benchmarks).
 
-use glassbox::data::{self, CsvOptions, MinMaxScaler, Table};
+#[path = "common/iris_split.rs"]
+mod iris_split;
+
 use glassbox::experiment::{self, ExperimentConfig};
 use glassbox::formulations::sorct::{starts, SorctConfig, SorctProblem};
 use glassbox::nlp::NlpProblem;
 use glassbox::{registry, SolveOptions, SolveResult, WarmStart};
-use nalgebra::DMatrix;
+use iris_split::iris_train;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use std::path::{Path, PathBuf};
@@ -28,18 +30,6 @@ use std::process::Command;
 use std::sync::Arc;
 
 /// The training part of the first split of iris, scaled to [0, 1].
-fn iris_train() -> (DMatrix<f64>, Vec<usize>) {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/datasets/iris.csv");
-    let data = Table::from_csv(&path, &CsvOptions::default())
-        .unwrap()
-        .encode_classification()
-        .unwrap();
-    let (train, _) = data::stratified_split(&data.y, 0.25, 1).unwrap();
-    let train = data.rows(&train);
-    let scaler = MinMaxScaler::fit(&train.x);
-    (scaler.transform(&train.x), train.y.clone())
-}
-
 /// The largest violation of a bound or a constraint at `x`, from the problem itself.
 fn max_violation(problem: &dyn NlpProblem, x: &[f64]) -> f64 {
     let (xl, xu) = problem.variable_bounds();

@@ -20,16 +20,16 @@
 //! `scripts/with-torch.sh cargo test --features torch --test gradient_best_of_starts`.
 //! Times are printed with `-- --nocapture`, not asserted.
 
+#[path = "common/iris_split.rs"]
+mod iris_split;
 #[path = "common/sorrt_boston.rs"]
 mod sorrt_boston;
 
-use glassbox::data::{self, CsvOptions, MinMaxScaler, Table};
 use glassbox::formulations::sorct::{self, SorctConfig};
 use glassbox::formulations::sorrt::{self, SorrtConfig};
 use glassbox::{registry, NlpProblem, RawOptionValue, SolveOptions, WarmStart};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
-use std::path::Path;
 use std::sync::Arc;
 
 /// lbfgs's setting for a multistart: the barrier path with L-BFGS steps (Newton on a stall).
@@ -98,18 +98,9 @@ fn best_of(
 
 /// S-ORCT on iris, D = 2, lambda = 0, and the data-aware starts of `seeds`.
 fn iris(seeds: std::ops::Range<u64>) -> (sorct::SorctProblem, Vec<(u64, Vec<f64>)>) {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/datasets/iris.csv");
-    let data = Table::from_csv(&path, &CsvOptions::default())
-        .unwrap()
-        .encode_classification()
-        .unwrap();
-    let (train, _) = data::stratified_split(&data.y, 0.25, 1).unwrap();
-    let train = data.rows(&train);
-    let x = MinMaxScaler::fit(&train.x).transform(&train.x);
+    let (x, y) = iris_split::iris_train();
     let config = SorctConfig::default();
-    let problem = config
-        .problem(Arc::new(x), Arc::new(train.y.clone()), 3)
-        .unwrap();
+    let problem = config.problem(Arc::new(x), Arc::new(y), 3).unwrap();
     let starts = seeds
         .map(|seed| {
             let mut rng = ChaCha8Rng::seed_from_u64(seed);

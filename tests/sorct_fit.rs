@@ -2,7 +2,10 @@
 //! global sparsity rising with lambda_G (paper Table 5), and warm starts from a fitted
 //! model and from a solve's own result.
 
-use glassbox::data::{self, CsvOptions, MinMaxScaler, Table};
+#[path = "common/iris_split.rs"]
+mod iris_split;
+
+use glassbox::data::{self, MinMaxScaler};
 use glassbox::experiment::{self, ExperimentConfig};
 use glassbox::formulations::sorct::{lambda_bounds, starts, SorctConfig, SorctModel};
 use glassbox::model::Classifier;
@@ -11,7 +14,6 @@ use glassbox::{registry, SolveOptions, WarmStart};
 use nalgebra::DMatrix;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
-use std::path::Path;
 use std::sync::Arc;
 
 fn iris_train() -> (
@@ -20,15 +22,8 @@ fn iris_train() -> (
     MinMaxScaler,
     data::ClassificationData,
 ) {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/datasets/iris.csv");
-    let data = Table::from_csv(&path, &CsvOptions::default())
-        .unwrap()
-        .encode_classification()
-        .unwrap();
-    let (train, _) = data::stratified_split(&data.y, 0.25, 1).unwrap();
-    let train = data.rows(&train);
-    let scaler = MinMaxScaler::fit(&train.x);
-    (scaler.transform(&train.x), train.y.clone(), scaler, train)
+    let (x, scaler, train) = iris_split::iris_train_rows();
+    (x, train.y.clone(), scaler, train)
 }
 
 /// Solves from `starts` data-aware starts and returns the best coefficient matrix a.

@@ -19,12 +19,14 @@
 
 #![cfg(feature = "torch")]
 
+#[path = "common/iris_split.rs"]
+mod iris_split;
 #[path = "common/nlp_problems.rs"]
 mod nlp_problems;
 #[path = "common/sorrt_boston.rs"]
 mod sorrt_boston;
 
-use glassbox::data::{self, CsvOptions, MinMaxScaler, Table};
+use glassbox::data::{self, MinMaxScaler};
 use glassbox::experiment::{self, ExperimentConfig};
 use glassbox::formulations::sorct::{starts, SorctConfig};
 use glassbox::tensor::{PreparedObjective, TensorObjective};
@@ -32,7 +34,7 @@ use glassbox::{
     registry, GlassboxError, Limit, NlpProblem, NlpSolver, RawOptionValue, SolveOptions,
     SolveResult, TerminationStatus, WarmStart,
 };
-use nalgebra::DMatrix;
+use iris_split::iris_train;
 use nlp_problems::*;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -329,18 +331,6 @@ fn options_and_capabilities() {
 
 // ---------------------------------------------------------------------------------------
 // S-ORCT.
-
-fn iris_train() -> (DMatrix<f64>, Vec<usize>) {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/datasets/iris.csv");
-    let data = Table::from_csv(&path, &CsvOptions::default())
-        .unwrap()
-        .encode_classification()
-        .unwrap();
-    let (train, _) = data::stratified_split(&data.y, 0.25, 1).unwrap();
-    let train = data.rows(&train);
-    let scaler = MinMaxScaler::fit(&train.x);
-    (scaler.transform(&train.x), train.y.clone())
-}
 
 fn sorct_configs() -> Vec<(&'static str, SorctConfig)> {
     vec![

@@ -112,8 +112,12 @@ def test_run_and_compare(tmp_path):
         "multistart": {"starts": 2},
     }
     ipopt = glassbox.run(config, out=tmp_path / "ipopt")
-    # 2 splits x (the CART start + 2 random starts)
-    assert len(ipopt) == 6 and set(ipopt["status"]) <= {"locally_optimal", "optimal"}
+    # 2 splits x (the CART start + 2 random starts + the line of the cross-validated choice,
+    # which compare leaves out)
+    assert len(ipopt) == 8
+    choice = ipopt["origin"].fillna("").str.startswith("selection")
+    assert choice.sum() == 2
+    assert set(ipopt[~choice]["status"]) <= {"locally_optimal", "optimal"}
     assert ipopt["test_accuracy"].between(0.7, 1.0).all()
     config["solver"] = {"name": "lbfgs"}
     path = tmp_path / "lbfgs.toml"
@@ -123,7 +127,7 @@ def test_run_and_compare(tmp_path):
         '[formulation]\nname = "sorct"\ndepth = 2\n[solver]\nname = "lbfgs"\n[multistart]\nstarts = 2\n'
     )
     lbfgs = glassbox.run(path, out=lbfgs_out)
-    assert len(lbfgs) == 6
+    assert len(lbfgs) == 8
     # another config into a folder that holds a run: refused, as the CLI refuses it
     with pytest.raises(ValueError, match="holds the results of another config"):
         glassbox.run(path, out=tmp_path / "ipopt")

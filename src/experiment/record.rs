@@ -123,6 +123,14 @@ pub struct MilpStats {
 }
 
 impl SolveRecord {
+    /// Whether this is the line a cross-validated choice (`selection_folds`) adds after a
+    /// split's starts, rather than the line of one start's solve.
+    pub fn is_selection(&self) -> bool {
+        self.origin
+            .as_deref()
+            .is_some_and(|o| o.starts_with("selection ("))
+    }
+
     /// The record of one solve on split `split` (seeded `split_seed`, `n_train` and
     /// `n_test` rows) of `config`'s run: who and what was solved, with every outcome empty
     /// (no status, NaN metrics, no extensions). Each runner path fills in what it measured,

@@ -28,7 +28,7 @@ use std::time::Instant;
 
 /// Mixed into a split's seed for the seed of its selection folds, so that they are not the
 /// same draw as the split itself.
-const FOLD_SEED: u64 = 0x5EED_0F_F01D;
+const FOLD_SEED: u64 = 0x005E_ED0F_F01D;
 
 /// What the folds found: per greedy start (by origin) and for the optimized trees, which
 /// training rows (in fold order) they predict right, with the folds' solve time.
