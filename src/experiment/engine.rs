@@ -778,7 +778,7 @@ pub fn summary(manifest: &Manifest, done: &Done) -> String {
     }
     let _ = writeln!(
         out,
-        "(test_acc (test R^2 for regression), delta_L, delta_G: the selected start (best objective) of each split, mean over \
+        "(test_acc (test R^2 for regression), delta_L, delta_G: the selected tree (best objective, or the cross-validated choice's) of each split, mean over \
          splits; best_obj, obj_range (max - min over the starts), at_best (share of starts within \
          1e-6 of the best): multistart spread, mean over splits)"
     );

@@ -78,7 +78,11 @@ pub fn summary_table(records: &[SolveRecord]) -> String {
     let mut dgs = Vec::new();
     for s in &splits {
         let of_split: Vec<&SolveRecord> = records.iter().filter(|r| r.split == *s).collect();
-        let secs: Vec<f64> = of_split.iter().map(|r| r.solve_seconds).collect();
+        let secs: Vec<f64> = of_split
+            .iter()
+            .filter(|r| !r.is_selection())
+            .map(|r| r.solve_seconds)
+            .collect();
         let Some(sel) = of_split.iter().find(|r| r.selected) else {
             let _ = writeln!(out, "{s:>5} no start returned a solution");
             continue;
@@ -112,10 +116,36 @@ pub fn summary_table(records: &[SolveRecord]) -> String {
         mean_std(&dgs).0
     );
     out.push_str(&solves_line(
-        records.iter().map(|r| (r.solve_seconds, r.status.as_str())),
+        records
+            .iter()
+            .filter(|r| !r.is_selection())
+            .map(|r| (r.solve_seconds, r.status.as_str())),
     ));
+    out.push_str(&choice_line(records));
     out.push_str(&milp_stats_lines(records));
     out
+}
+
+/// The summary's line on the cross-validated choice (S-ORCT's `selection_folds`): on how
+/// many splits it kept the greedy tree and the optimized one, and the folds' mean seconds
+/// per split; empty where there was no choice.
+fn choice_line(records: &[SolveRecord]) -> String {
+    let choices: Vec<&SolveRecord> = records.iter().filter(|r| r.is_selection()).collect();
+    if choices.is_empty() {
+        return String::new();
+    }
+    let optimized = choices
+        .iter()
+        .filter(|r| r.origin.as_deref() == Some("selection (optimized)"))
+        .count();
+    let seconds: Vec<f64> = choices.iter().map(|r| r.solve_seconds).collect();
+    format!(
+        "cross-validated choice on {} splits: the optimized tree kept on {optimized}, the \
+         greedy tree on {}; its folds took {:.3} s per split (mean)\n",
+        choices.len(),
+        choices.len() - optimized,
+        mean_std(&seconds).0
+    )
 }
 
 /// The readable summary of a regression run: one row per split (its selected start), then
