@@ -352,7 +352,7 @@ class GlassboxRegressor(RegressorMixin, GlassboxEstimator):
 def _is_selection_line(record):
     """Whether a results line is the one the cross-validated choice (`selection_folds`)
     adds after the starts."""
-    return (record.get("origin") or "").startswith("selection")
+    return (record.get("origin") or "").startswith("selection (")
 
 
 def _labels_array(labels):

@@ -4,9 +4,8 @@
 //! points), optionally by node-based decomposition (`[decomposition]`); the best objective is
 //! selected, then, where the formulation asks for it (`selection_folds`, S-ORCT's and
 //! l0tree's default), chosen by cross-validation against the greedy tree (`selection.rs`).
-//! Lines carry the
-//! classification metrics, delta_L and delta_G, the formulation's lambda bound and the
-//! decomposition's trace.
+//! Lines carry the classification metrics, delta_L and delta_G, the formulation's lambda
+//! bound and the decomposition's trace.
 
 use super::super::engine::SplitSpec;
 use super::super::unit::{EngineData, Formulation, SeededNlp, UnitCarry, UnitOut};
@@ -89,19 +88,18 @@ impl<F: NlpClassifierFormulation> NlpClassifier<F> {
         }
     }
 
-    /// The starts of a split solved on the training rows `rows` (all of `split.train`, or
-    /// the part a validation selection fits on), each recorded with its test accuracy.
+    /// The starts of a split solved on its training rows (`prepared`), each recorded with
+    /// its accuracies.
     fn solve_starts(
         &self,
         config: &ExperimentConfig,
         data: &EngineData,
         split: &SplitSpec,
         carry: &UnitCarry<'_>,
-        rows: &[usize],
+        prepared: &Prepared<F>,
     ) -> Result<multistart::Ran<F::Model>> {
         let f = &self.0;
         let d = data.classification(f.name())?;
-        let prepared = self.prepare(d, rows)?;
         let problem = &prepared.problem;
         let n = problem.num_variables();
         let warm_model = self.warm_model(config)?;
@@ -120,7 +118,7 @@ impl<F: NlpClassifierFormulation> NlpClassifier<F> {
         let solver = config
             .registry
             .nlp_solver(&config.solver.name, &config.solver.options)?;
-        let train = d.rows(rows);
+        let train = d.rows(&split.train);
         let test = d.rows(&split.test);
         let blank = SolveRecord::blank(
             config,
@@ -128,7 +126,7 @@ impl<F: NlpClassifierFormulation> NlpClassifier<F> {
             f.reported_params(problem),
             split.id,
             split.seed,
-            (rows.len(), split.test.len()),
+            (split.train.len(), split.test.len()),
         );
         multistart::solve_starts(starts, carry, |s, start, incumbent| {
             let options = config
@@ -146,7 +144,7 @@ impl<F: NlpClassifierFormulation> NlpClassifier<F> {
                 }
                 Some(dec) => {
                     let observe = |x: &[f64]| {
-                        let model = self.model_at(&prepared, d, x);
+                        let model = self.model_at(prepared, d, x);
                         (
                             metrics::accuracy(&train.y, &model.predict(&train.x)),
                             metrics::accuracy(&test.y, &model.predict(&test.x)),
@@ -163,7 +161,7 @@ impl<F: NlpClassifierFormulation> NlpClassifier<F> {
                 None => started.elapsed().as_secs_f64(),
             };
             let has_point = result.primal.len() == n;
-            let model = has_point.then(|| self.model_at(&prepared, d, &result.primal));
+            let model = has_point.then(|| self.model_at(prepared, d, &result.primal));
             let mut record = SolveRecord {
                 lambda_bound: f.lambda_bound(problem),
                 decomposition: trace,
@@ -207,7 +205,7 @@ where
         self.0.greedy_start_count()
             + config.multistart.starts
             + usize::from(config.multistart.warm_start.is_some())
-            + usize::from(self.0.selection_folds() >= 2 && self.0.greedy_start_count() > 0)
+            + usize::from(self.chooses())
     }
 
     fn check(&self, config: &ExperimentConfig, data: &EngineData) -> Result<()> {
@@ -226,8 +224,9 @@ where
         split: &SplitSpec,
         carry: &UnitCarry<'_>,
     ) -> Result<UnitOut> {
-        let ran = self.solve_starts(config, data, split, carry, &split.train)?;
-        let ran = self.select_by_cross_validation(config, data, split, carry, ran)?;
+        let prepared = self.prepare(data.classification(self.name())?, &split.train)?;
+        let ran = self.solve_starts(config, data, split, carry, &prepared)?;
+        let ran = self.select_by_cross_validation(config, data, split, carry, &prepared, ran)?;
         multistart::finish(self.0.name(), carry, ran)
     }
 
@@ -261,18 +260,10 @@ where
         points: &[Vec<f64>],
     ) -> Result<Vec<JsonValue>> {
         let d = data.classification(self.name())?;
-        let Prepared { scaler, problem } = self.prepare(d, &split.train)?;
+        let prepared = self.prepare(d, &split.train)?;
         points
             .iter()
-            .map(|p| {
-                json_of(&self.0.model(
-                    &problem,
-                    p,
-                    scaler.clone(),
-                    d.classes.clone(),
-                    d.encoding.clone(),
-                ))
-            })
+            .map(|p| json_of(&self.model_at(&prepared, d, p)))
             .collect()
     }
 }

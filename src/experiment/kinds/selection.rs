@@ -15,7 +15,7 @@ use super::super::engine::SplitSpec;
 use super::super::unit::{EngineData, UnitCarry};
 use super::super::{ExperimentConfig, SolveRecord};
 use super::multistart::{self, Ran};
-use super::nlp_classifier::NlpClassifier;
+use super::nlp_classifier::{NlpClassifier, Prepared};
 use crate::data::{stratified_kfold, ClassificationData};
 use crate::formulation::NlpClassifierFormulation;
 use crate::model::Classifier;
@@ -43,23 +43,28 @@ where
     F: NlpClassifierFormulation + Send + Sync,
     F::Problem: 'static,
 {
-    /// The cross-validated choice (module comment) after the multistart `ran` on all of
-    /// `split`'s training rows; `ran` as it is where the formulation asks for none or has no
-    /// greedy start, the config decomposes, no start returned a usable tree, the unit was
-    /// interrupted, or the training rows cannot be dealt into the folds.
+    /// Whether the formulation asks for the choice and has a greedy start to choose
+    /// (`cart_start = false` leaves nothing to choose between): one more line per split.
+    pub(super) fn chooses(&self) -> bool {
+        self.0.selection_folds() >= 2 && self.0.greedy_start_count() > 0
+    }
+
+    /// The cross-validated choice (module comment) after the multistart `ran` on `split`'s
+    /// training rows (`prepared`); `ran` as it is where the formulation does not choose
+    /// ([`Self::chooses`]), the config decomposes, no start returned a usable tree, the
+    /// unit was interrupted, or the training rows cannot be dealt into the folds.
     pub(super) fn select_by_cross_validation(
         &self,
         config: &ExperimentConfig,
         data: &EngineData,
         split: &SplitSpec,
         carry: &UnitCarry<'_>,
+        prepared: &Prepared<F>,
         mut ran: Ran<F::Model>,
     ) -> Result<Ran<F::Model>> {
         let f = &self.0;
         let folds = f.selection_folds();
-        // Without a greedy start (`cart_start = false`) there is nothing to choose between.
-        let nothing_to_choose = f.greedy_start_count() == 0;
-        if folds < 2 || nothing_to_choose || config.decomposition.is_some() || ran.interrupted {
+        if !self.chooses() || config.decomposition.is_some() || ran.interrupted {
             return Ok(ran);
         }
         let Some((best_start, _)) = ran.best.as_ref() else {
@@ -98,9 +103,8 @@ where
             accuracies.join(", ")
         );
         let seconds = started.elapsed().as_secs_f64();
-        let record = match kept {
+        let (record, model) = match kept {
             Some(g) => {
-                let prepared = self.prepare(d, &split.train)?;
                 let greedy = f.greedy_starts(&prepared.problem).swap_remove(g);
                 let model = f.greedy_model(
                     &prepared.problem,
@@ -123,7 +127,6 @@ where
                     solve_seconds: seconds,
                     origin: Some(format!("selection ({})", greedy.origin)),
                     validation_accuracy: Some(share(&votes.greedy[g].1)),
-                    selected: false,
                     ..ran.records[best_start].clone()
                 };
                 let train = d.rows(&split.train);
@@ -139,13 +142,11 @@ where
                     backend_seconds: None,
                     origin: Some("selection (optimized)".to_string()),
                     validation_accuracy: Some(optimized),
-                    selected: false,
                     ..ran.records[best_start].clone()
                 };
                 (record, model)
             }
         };
-        let (record, model) = record;
         ran.records.push(SolveRecord {
             start: ran.records.len(),
             seed: None,
