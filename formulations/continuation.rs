@@ -11,6 +11,13 @@
 //! problem's objective at its point, or as having no solution when that point violates the
 //! target problem's constraints (S-ORCT's (8) depends on gamma).
 //!
+//! With a sparsity penalty the first stage also settles the support: the coefficients it
+//! leaves at zero are held at zero in the sharper stages ([`Frozen`]). The first stage is
+//! the problem at the configured gamma, where the penalty has the shape its paper gives it;
+//! at a raised gamma a steep penalty (l0tree's 1 - exp(-alpha u)) cannot hold a zero
+//! against the sharper loss's gradient, and every feature came back (see `with_gamma` in
+//! `sorct/scale.rs` and `l0tree/mod.rs`).
+//!
 //! Depends on the core (`nlp`, `solver`, `options`, `result`, `starts`) and on S-ORCT's
 //! continuation settings (`sorct/scale.rs`).
 
@@ -40,8 +47,10 @@ pub fn schedule(from: f64, to: f64, factor: f64) -> Vec<f64> {
 /// Solves `target` (the problem at the last gamma of `stages`) from the warm start of
 /// `options`, through the problems `at(gamma)` of the earlier stages. `screen(objective)`
 /// receives the target problem's objective at the first stage's point and says whether to
-/// go on. The result is the last stage's, with the iterations and seconds of every stage;
-/// `raw_status` lists the stages.
+/// go on. `settled(point)` names the variables the first stage's point leaves at zero for
+/// good (none without a sparsity penalty); the later stages hold them there. The result is
+/// the last stage's, with the iterations and seconds of every stage; `raw_status` lists
+/// the stages.
 pub fn solve<P: NlpProblem>(
     stages: &[f64],
     at: impl Fn(f64) -> P,
@@ -49,6 +58,7 @@ pub fn solve<P: NlpProblem>(
     solver: &dyn NlpSolver,
     options: &SolveOptions,
     screen: impl Fn(f64) -> bool,
+    settled: impl Fn(&[f64]) -> Vec<usize>,
 ) -> Result<SolveResult> {
     let started = Instant::now();
     // One stage is no continuation: the backend's own result, its raw status untouched.
@@ -62,6 +72,7 @@ pub fn solve<P: NlpProblem>(
     let mut iterations = 0;
     let mut trail = Vec::new();
     let mut last: Option<SolveResult> = None;
+    let mut fixed = Vec::new();
     for (k, &gamma) in earlier.iter().enumerate() {
         if let Some(limit) = options.time_limit {
             if started.elapsed().as_secs_f64() >= limit {
@@ -69,13 +80,24 @@ pub fn solve<P: NlpProblem>(
             }
         }
         let stage_options = with_remaining(&options, started, iterations);
-        let result = solver.solve(&at(gamma), &stage_options)?;
+        let stage = at(gamma);
+        let result = solver.solve(&Frozen::new(&stage, &fixed), &stage_options)?;
         iterations += result.iterations;
         trail.push(format!("gamma {gamma}: {}", result.status));
         if result.primal.len() != target.num_variables() {
             return Ok(finish(result, iterations, started, &trail));
         }
-        options.warm_start = Some(WarmStart::primal(result.primal.clone()));
+        let mut point = result.primal.clone();
+        if k == 0 {
+            fixed = settled(&point);
+            if !fixed.is_empty() {
+                trail.push(format!("{} coefficients held at zero", fixed.len()));
+            }
+        }
+        for &j in &fixed {
+            point[j] = 0.0;
+        }
+        options.warm_start = Some(WarmStart::primal(point));
         let screened_out = k == 0 && {
             let at_target = target.objective(&result.primal);
             trail.push(format!("objective at the target {at_target:.6e}"));
@@ -108,7 +130,7 @@ pub fn solve<P: NlpProblem>(
         }
     }
     let stage_options = with_remaining(&options, started, iterations);
-    let result = solver.solve(target, &stage_options)?;
+    let result = solver.solve(&Frozen::new(target, &fixed), &stage_options)?;
     iterations += result.iterations;
     trail.push(format!(
         "gamma {}: {}",
@@ -121,8 +143,8 @@ pub fn solve<P: NlpProblem>(
 /// Solves one start of a randomized tree whose configured slope is `configured` and whose
 /// problem `problem` has the slope `target` (raised by `split_scale = "data"`): random starts
 /// climb from `configured` to `target` as `settings` say, the others are solved at `target`
-/// ([`solve`]); `at(gamma)` is the problem at another slope. S-ORCT's and l0tree's
-/// `solve_start`.
+/// ([`solve`]); `at(gamma)` is the problem at another slope, `settled` the variables a
+/// first stage's point leaves at zero for good. S-ORCT's and l0tree's `solve_start`.
 #[allow(clippy::too_many_arguments)]
 pub fn solve_start<P: NlpProblem>(
     settings: &crate::sorct::scale::Continuation,
@@ -130,14 +152,88 @@ pub fn solve_start<P: NlpProblem>(
     target: f64,
     start: StartContext,
     at: impl Fn(f64) -> P,
+    settled: impl Fn(&[f64]) -> Vec<usize>,
     problem: &dyn NlpProblem,
     solver: &dyn NlpSolver,
     options: &SolveOptions,
 ) -> Result<SolveResult> {
     let stages = settings.stages(start.kind, configured, target);
-    solve(&stages, at, problem, solver, options, |objective| {
-        settings.go_on(objective, start.incumbent)
-    })
+    solve(
+        &stages,
+        at,
+        problem,
+        solver,
+        options,
+        |objective| settings.go_on(objective, start.incumbent),
+        settled,
+    )
+}
+
+/// `problem` with the variables `fixed` held at zero (both bounds 0); every evaluation is
+/// the problem's own.
+struct Frozen<'a> {
+    problem: &'a dyn NlpProblem,
+    fixed: &'a [usize],
+}
+
+impl<'a> Frozen<'a> {
+    fn new(problem: &'a dyn NlpProblem, fixed: &'a [usize]) -> Self {
+        Frozen { problem, fixed }
+    }
+}
+
+impl NlpProblem for Frozen<'_> {
+    fn num_variables(&self) -> usize {
+        self.problem.num_variables()
+    }
+    fn num_constraints(&self) -> usize {
+        self.problem.num_constraints()
+    }
+    fn variable_bounds(&self) -> (Vec<f64>, Vec<f64>) {
+        let (mut lower, mut upper) = self.problem.variable_bounds();
+        for &j in self.fixed {
+            lower[j] = 0.0;
+            upper[j] = 0.0;
+        }
+        (lower, upper)
+    }
+    fn constraint_bounds(&self) -> (Vec<f64>, Vec<f64>) {
+        self.problem.constraint_bounds()
+    }
+    fn objective(&self, x: &[f64]) -> f64 {
+        self.problem.objective(x)
+    }
+    fn gradient(&self, x: &[f64], grad: &mut [f64]) {
+        self.problem.gradient(x, grad)
+    }
+    fn constraints(&self, x: &[f64], g: &mut [f64]) {
+        self.problem.constraints(x, g)
+    }
+    fn jacobian_structure(&self) -> Vec<(usize, usize)> {
+        self.problem.jacobian_structure()
+    }
+    fn jacobian_values(&self, x: &[f64], values: &mut [f64]) {
+        self.problem.jacobian_values(x, values)
+    }
+    fn hessian_structure(&self) -> Option<Vec<(usize, usize)>> {
+        self.problem.hessian_structure()
+    }
+    fn hessian_values(&self, x: &[f64], obj_factor: f64, lambda: &[f64], values: &mut [f64]) {
+        self.problem.hessian_values(x, obj_factor, lambda, values)
+    }
+    fn linear_constraints(&self) -> Vec<bool> {
+        self.problem.linear_constraints()
+    }
+    fn name(&self) -> String {
+        self.problem.name()
+    }
+    fn masked(&self) -> Option<&dyn glassbox_core::nlp::MaskedEvaluations> {
+        self.problem.masked()
+    }
+    #[cfg(feature = "torch")]
+    fn tensor_objective(&self) -> Option<&dyn glassbox_core::tensor::TensorObjective> {
+        self.problem.tensor_objective()
+    }
 }
 
 /// `options` with the time and iterations left after `iterations` in `started`'s time.

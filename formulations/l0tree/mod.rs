@@ -19,6 +19,12 @@
 //!   0.5) apply as they are; `loss = "mean"` gives S-ORCT's scale.
 //! - The leaf probabilities are substituted by default (strategy (ii), S-ORCT's and the
 //!   faster); `leaf_probabilities = "explicit"` gives strategy (i), the paper's choice.
+//! - With `split_scale = "data"` (not in the paper; S-ORCT's) a random start's zeros are
+//!   settled at the configured gamma, where the approximation has the paper's shape, and held
+//!   while gamma rises (`formulations/continuation.rs`). Warm starts and the CART start are
+//!   solved at the raised gamma only, where the steep approximation rarely makes a used
+//!   feature unused: a lambda path that should become sparse is best solved from fresh
+//!   starts at every lambda (`warm_path = false`, as the paper's protocol).
 //!
 //! Depends on the core and on S-ORCT's building blocks (`formulations/sorct`).
 
@@ -464,6 +470,7 @@ impl NlpClassifierFormulation for L0TreeConfig {
             problem.params.gamma,
             start,
             |g| problem.with_gamma(g),
+            |x| problem.settled_zeros(x),
             problem,
             solver,
             options,
@@ -580,13 +587,42 @@ glassbox_core::fitted_model!(
 
 // Kept here, not in problem.rs, so that the NLP's file holds the NLP only.
 impl L0TreeProblem {
-    /// The same problem with slope `gamma` (a stage of a gamma continuation; the penalty's
-    /// scale stays the target's, so every stage penalizes the same coefficients alike).
+    /// The variables that `x`, a continuation's first stage, leaves at zero, which the
+    /// sharper stages hold there: the zero a_jt with their z_jt, and beta_j where all of
+    /// feature j's coefficients are zero; none without a lambda.
+    pub(crate) fn settled_zeros(&self, x: &[f64]) -> Vec<usize> {
+        if self.params.lambda_local <= 0.0 && self.params.lambda_global <= 0.0 {
+            return Vec::new();
+        }
+        let zeros = self.inner.zero_coefficients(x);
+        let lay = &self.inner.layout;
+        let mut fixed: Vec<usize> = zeros.iter().map(|&(j, t)| lay.a(j, t)).collect();
+        if let Some(z) = self.layout.z {
+            fixed.extend(zeros.iter().map(|&(j, t)| z + t * lay.p + j));
+        }
+        if let Some(b) = self.layout.beta {
+            fixed.extend(sorct::scale::unused_features(&zeros, lay.branches).map(|j| b + j));
+        }
+        fixed
+    }
+
+    /// The same problem with slope `gamma` (a stage of a gamma continuation). The penalty's
+    /// scale follows gamma as `split_scale` set it (see `L0TreeConfig::problem`), so a stage
+    /// penalizes the tree its point holds as the configured gamma would: the first stage of
+    /// a random start is the paper's problem, where 1 - exp(-alpha u) still has a slope on
+    /// most of [0, 1] and pulls coefficients to zero; at the target the approximation is
+    /// steep (near the step function), keeps those zeros and no longer shrinks the rest.
+    /// With the target's scale at every stage a random start's coefficients sat on the flat
+    /// part from the first iteration and no lambda made a tree sparse.
     pub(crate) fn with_gamma(&self, gamma: f64) -> L0TreeProblem {
         let params = L0Params {
             gamma,
             ..self.params.clone()
         };
-        L0TreeProblem::new(self.inner.with_gamma(gamma), params, self.concave)
+        let concave = Concave {
+            scale: self.concave.scale * gamma / self.params.gamma,
+            ..self.concave
+        };
+        L0TreeProblem::new(self.inner.with_gamma(gamma), params, concave)
     }
 }

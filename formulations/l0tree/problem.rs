@@ -30,7 +30,10 @@ use nalgebra::DMatrix;
 /// and second derivatives; phi(0) is subtracted from the value. It is applied to
 /// `scale * u`: 1 in the paper's setting; when S-ORCT's `split_scale = "data"` raises gamma
 /// by a factor k, the same tree has coefficients k times smaller, and `scale = k` gives it
-/// the penalty it has at the paper's gamma.
+/// the penalty it has at the paper's gamma. A stage of a gamma continuation scales it with
+/// its own gamma (`L0TreeProblem::with_gamma`): 1 at the configured gamma, where the
+/// approximation has the paper's shape on [0, 1]; k at the target, where it is k times
+/// steeper and a start's coefficients away from 0 sit on its flat part.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Concave {
     /// Which approximation.

@@ -425,6 +425,7 @@ impl NlpClassifierFormulation for SorctConfig {
             problem.params.gamma,
             start,
             |g| problem.with_gamma(g),
+            |x| problem.settled_zeros(x),
             problem,
             solver,
             options,

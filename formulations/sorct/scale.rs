@@ -135,10 +135,64 @@ impl Continuation {
 
 // Kept here, not in problem.rs, so that the NLP's file holds the NLP only.
 impl super::SorctProblem {
-    /// The same problem with slope `gamma` (a stage of a gamma continuation).
+    /// The variables that `x`, a continuation's first stage, leaves at zero, which the
+    /// sharper stages hold there ([`continuation::solve`]): the zero coefficients a_jt (a+
+    /// and a- where lambda_L splits them) and beta_j where all of feature j's coefficients
+    /// are zero; none without a lambda.
+    pub(crate) fn settled_zeros(&self, x: &[f64]) -> Vec<usize> {
+        if self.params.lambda_local <= 0.0 && self.params.lambda_global <= 0.0 {
+            return Vec::new();
+        }
+        let lay = &self.layout;
+        let zeros = self.zero_coefficients(x);
+        let mut fixed: Vec<usize> = zeros.iter().map(|&(j, t)| lay.a(j, t)).collect();
+        if lay.split {
+            fixed.extend(zeros.iter().map(|&(j, t)| lay.a_neg(j, t)));
+        }
+        if lay.beta {
+            fixed.extend(unused_features(&zeros, lay.branches).map(|j| lay.beta_at + j));
+        }
+        fixed
+    }
+
+    /// The (j, t) of the coefficients a_jt that are zero at `x` (up to the sparsity
+    /// tolerance of the reported delta).
+    pub(crate) fn zero_coefficients(&self, x: &[f64]) -> Vec<(usize, usize)> {
+        let a = self.layout.coefficients(x);
+        (0..a.ncols())
+            .flat_map(|t| (0..a.nrows()).map(move |j| (j, t)))
+            .filter(|&(j, t)| a[(j, t)].abs() <= glassbox_core::metrics::SPARSITY_TOLERANCE)
+            .collect()
+    }
+}
+
+/// The features j whose coefficient is zero at every one of the `branches` nodes, given
+/// the zero coefficients (j, t).
+pub(crate) fn unused_features(
+    zeros: &[(usize, usize)],
+    branches: usize,
+) -> impl Iterator<Item = usize> + '_ {
+    let mut seen = std::collections::BTreeMap::new();
+    for &(j, _) in zeros {
+        *seen.entry(j).or_insert(0) += 1;
+    }
+    seen.into_iter()
+        .filter(move |&(_, count)| count == branches)
+        .map(|(j, _)| j)
+}
+
+impl super::SorctProblem {
+    /// The same problem with slope `gamma` (a stage of a gamma continuation). The lambdas
+    /// follow gamma as `split_scale` raised them (see `SorctConfig::problem`): a stage
+    /// penalizes the tree its point holds as the configured lambda would at the configured
+    /// gamma. Keeping the target's lambdas at a softer stage would penalize its tree
+    /// target / stage times too much, and the early stages would shrink every coefficient.
     pub(crate) fn with_gamma(&self, gamma: f64) -> super::SorctProblem {
+        let factor = gamma / self.params.gamma;
         let params = super::SorctParams {
             gamma,
+            lambda_local: self.params.lambda_local * factor,
+            lambda_global: self.params.lambda_global * factor,
             ..self.params.clone()
         };
         super::SorctProblem::new(
