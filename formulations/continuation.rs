@@ -144,7 +144,9 @@ pub fn solve<P: NlpProblem>(
 /// problem `problem` has the slope `target` (raised by `split_scale = "data"`): random starts
 /// climb from `configured` to `target` as `settings` say, the others are solved at `target`
 /// ([`solve`]); `at(gamma)` is the problem at another slope, `settled` the variables a
-/// first stage's point leaves at zero for good. S-ORCT's and l0tree's `solve_start`.
+/// point leaves at zero for good. With `relaxed` (`problem` without its penalty) the
+/// start's tree is then refit on its support ([`refit`]). S-ORCT's and l0tree's
+/// `solve_start`.
 #[allow(clippy::too_many_arguments)]
 pub fn solve_start<P: NlpProblem>(
     settings: &crate::sorct::scale::Continuation,
@@ -154,19 +156,75 @@ pub fn solve_start<P: NlpProblem>(
     at: impl Fn(f64) -> P,
     settled: impl Fn(&[f64]) -> Vec<usize>,
     problem: &dyn NlpProblem,
+    relaxed: Option<&dyn NlpProblem>,
     solver: &dyn NlpSolver,
     options: &SolveOptions,
 ) -> Result<SolveResult> {
     let stages = settings.stages(start.kind, configured, target);
-    solve(
+    let result = solve(
         &stages,
         at,
         problem,
         solver,
         options,
         |objective| settings.go_on(objective, start.incumbent),
-        settled,
-    )
+        &settled,
+    )?;
+    match relaxed {
+        Some(relaxed) => refit(result, problem, relaxed, &settled, solver, options),
+        None => Ok(result),
+    }
+}
+
+/// The relaxed fit of a penalized solve (as the relaxed lasso): `result`'s point solved
+/// again on `relaxed`, the problem without its penalty, with the variables `settled` names
+/// at that point held at zero, so the features the penalty chose keep their splits
+/// unshrunk. The objective reported stays the penalized solve's: starts are compared on
+/// the penalized problem, which chose the support (at the refit point the penalty of the
+/// unshrunk coefficients would favour the empty tree); the point is the refit's. A refit
+/// that ends without a point leaves `result` as it was.
+fn refit(
+    result: SolveResult,
+    penalized: &dyn NlpProblem,
+    relaxed: &dyn NlpProblem,
+    settled: impl Fn(&[f64]) -> Vec<usize>,
+    solver: &dyn NlpSolver,
+    options: &SolveOptions,
+) -> Result<SolveResult> {
+    let n = penalized.num_variables();
+    if !result.status.has_solution() || result.primal.len() != n {
+        return Ok(result);
+    }
+    let fixed = settled(&result.primal);
+    let mut point = result.primal.clone();
+    for &j in &fixed {
+        point[j] = 0.0;
+    }
+    let mut o = options.clone();
+    if let Some(limit) = o.time_limit {
+        o.time_limit = Some((limit - result.wall_seconds).max(1e-3));
+    }
+    o.warm_start = Some(WarmStart::primal(point));
+    let mut refit = solver.solve(&Frozen::new(relaxed, &fixed), &o)?;
+    if !refit.status.has_solution() || refit.primal.len() != n {
+        let mut result = result;
+        result.raw_status = format!("{}; refit: {} (kept)", result.raw_status, refit.status);
+        return Ok(result);
+    }
+    refit.objective = result.objective;
+    refit.iterations += result.iterations;
+    refit.wall_seconds += result.wall_seconds;
+    refit.raw_status = format!(
+        "{}; refit on its support ({} held at zero): {}",
+        result.raw_status,
+        fixed.len(),
+        refit.raw_status
+    );
+    // The multipliers belong to the relaxed problem.
+    refit.constraint_multipliers = None;
+    refit.lower_bound_multipliers = None;
+    refit.upper_bound_multipliers = None;
+    Ok(refit)
 }
 
 /// `problem` with the variables `fixed` held at zero (both bounds 0); every evaluation is

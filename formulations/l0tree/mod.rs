@@ -238,6 +238,8 @@ impl L0TreeConfig {
             continuation: self.continuation,
             continuation_factor: self.continuation_factor,
             screen: self.screen,
+            // The steep approximation at the raised gamma does not shrink what it keeps.
+            refit_support: false,
             selection_folds: self.selection_folds,
         }
     }
@@ -464,14 +466,19 @@ impl NlpClassifierFormulation for L0TreeConfig {
         options: &glassbox_core::SolveOptions,
         start: StartContext,
     ) -> Result<glassbox_core::SolveResult> {
+        let penalized = problem.params.lambda_local > 0.0 || problem.params.lambda_global > 0.0;
         crate::continuation::solve_start(
-            &self.inner_config().continuation_settings(),
+            &self
+                .inner_config()
+                .continuation_settings()
+                .for_penalty(penalized),
             self.gamma,
             problem.params.gamma,
             start,
             |g| problem.with_gamma(g),
             |x| problem.settled_zeros(x),
             problem,
+            None,
             solver,
             options,
         )
@@ -588,7 +595,7 @@ glassbox_core::fitted_model!(
 // Kept here, not in problem.rs, so that the NLP's file holds the NLP only.
 impl L0TreeProblem {
     /// The variables that `x`, a continuation's first stage, leaves at zero, which the
-    /// sharper stages hold there: the zero a_jt with their z_jt, and beta_j where all of
+    /// sharper stages hold there (`SorctProblem::settled_zeros`): the zero a_jt with their z_jt, and beta_j where all of
     /// feature j's coefficients are zero; none without a lambda.
     pub(crate) fn settled_zeros(&self, x: &[f64]) -> Vec<usize> {
         if self.params.lambda_local <= 0.0 && self.params.lambda_global <= 0.0 {

@@ -77,6 +77,10 @@ pub struct SorctConfig {
     /// A random start goes past its first stage only when its point there has an objective
     /// at the data's gamma at most `screen` times the split's best so far (0: always).
     pub screen: f64,
+    /// With a lambda, whether each start's tree is refit without the penalty on the
+    /// features it uses (false: the penalized optimum, the paper). Not in the paper: see
+    /// `refit` in `formulations/continuation.rs`.
+    pub refit_support: bool,
     /// The folds of the cross-validated choice between the best objective's tree and the
     /// CART tree kept as it is (the default 5; 0: the best objective, the paper). A
     /// deviation from the paper: see [`NlpClassifierFormulation::selection_folds`] and
@@ -102,6 +106,7 @@ impl Default for SorctConfig {
             continuation: true,
             continuation_factor: scale::DEFAULT_CONTINUATION_FACTOR,
             screen: scale::DEFAULT_SCREEN,
+            refit_support: false,
             selection_folds: DEFAULT_SELECTION_FOLDS,
         }
     }
@@ -197,6 +202,11 @@ pub fn info() -> FormulationInfo {
             name: "continuation_factor",
             default: "4",
             help: "gamma's factor per stage of the continuation",
+        },
+        ParamSpec {
+            name: "refit_support",
+            default: "false",
+            help: "with a lambda: refit each start's tree without the penalty on the features it uses (relaxed lasso)",
         },
         ParamSpec {
             name: "screen",
@@ -419,14 +429,19 @@ impl NlpClassifierFormulation for SorctConfig {
         options: &glassbox_core::SolveOptions,
         start: StartContext,
     ) -> Result<glassbox_core::SolveResult> {
+        let penalized = problem.params.lambda_local > 0.0 || problem.params.lambda_global > 0.0;
+        let relaxed = (self.refit_support && penalized).then(|| problem.without_penalty());
         crate::continuation::solve_start(
-            &self.continuation_settings(),
+            &self.continuation_settings().for_penalty(penalized),
             self.gamma,
             problem.params.gamma,
             start,
             |g| problem.with_gamma(g),
             |x| problem.settled_zeros(x),
             problem,
+            relaxed
+                .as_ref()
+                .map(|r| r as &dyn glassbox_core::nlp::NlpProblem),
             solver,
             options,
         )

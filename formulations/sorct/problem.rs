@@ -233,15 +233,41 @@ impl SorctProblem {
         params: SorctParams,
         costs: DMatrix<f64>,
     ) -> Self {
+        let (split, beta) = (params.lambda_local > 0.0, params.lambda_global > 0.0);
+        Self::with_layout(x, y, classes, params, costs, split, beta)
+    }
+
+    /// The same problem with lambda_L = lambda_G = 0 on the same variables (its points are
+    /// this problem's points): a refit of the tree without the penalty.
+    pub(crate) fn without_penalty(&self) -> SorctProblem {
+        let params = SorctParams {
+            lambda_local: 0.0,
+            lambda_global: 0.0,
+            ..self.params.clone()
+        };
+        Self::with_layout(
+            self.x.clone(),
+            self.y.clone(),
+            self.layout.classes,
+            params,
+            self.costs.clone(),
+            self.layout.split,
+            self.layout.beta,
+        )
+    }
+
+    fn with_layout(
+        x: Arc<DMatrix<f64>>,
+        y: Arc<Vec<usize>>,
+        classes: usize,
+        params: SorctParams,
+        costs: DMatrix<f64>,
+        split: bool,
+        beta: bool,
+    ) -> Self {
         let shape = TreeShape::new(params.depth);
         let n = x.nrows();
-        let layout = Layout::new(
-            x.ncols(),
-            &shape,
-            classes,
-            params.lambda_local > 0.0,
-            params.lambda_global > 0.0,
-        );
+        let layout = Layout::new(x.ncols(), &shape, classes, split, beta);
         let objective_weights = DMatrix::from_fn(n, classes, |i, k| costs[(y[i], k)] / n as f64);
         let mut members = vec![Vec::new(); classes];
         for (i, &k) in y.iter().enumerate() {

@@ -107,6 +107,18 @@ impl Continuation {
         }
     }
 
+    /// These settings for a problem with a penalty (`penalized`): no screen. The screen
+    /// reads a first stage's point at the target gamma, where the same coefficients make a
+    /// tree target / configured times sharper and, with the lambdas following gamma
+    /// (`with_gamma`), that many times more penalized: every random start looked far worse
+    /// than the CART start and stopped after its first stage.
+    pub fn for_penalty(mut self, penalized: bool) -> Self {
+        if penalized {
+            self.screen = 0.0;
+        }
+        self
+    }
+
     /// Whether a start whose first stage reads `objective` at the target goes on.
     pub fn go_on(&self, objective: f64, incumbent: Option<f64>) -> bool {
         match incumbent {
@@ -135,8 +147,9 @@ impl Continuation {
 
 // Kept here, not in problem.rs, so that the NLP's file holds the NLP only.
 impl super::SorctProblem {
-    /// The variables that `x`, a continuation's first stage, leaves at zero, which the
-    /// sharper stages hold there ([`continuation::solve`]): the zero coefficients a_jt (a+
+    /// The variables that `x` leaves at zero, which a continuation's sharper stages hold
+    /// there after its first stage ([`continuation::solve`]) and a refit after the solve:
+    /// the zero coefficients a_jt (a+
     /// and a- where lambda_L splits them) and beta_j where all of feature j's coefficients
     /// are zero; none without a lambda.
     pub(crate) fn settled_zeros(&self, x: &[f64]) -> Vec<usize> {
@@ -164,24 +177,7 @@ impl super::SorctProblem {
             .filter(|&(j, t)| a[(j, t)].abs() <= glassbox_core::metrics::SPARSITY_TOLERANCE)
             .collect()
     }
-}
 
-/// The features j whose coefficient is zero at every one of the `branches` nodes, given
-/// the zero coefficients (j, t).
-pub(crate) fn unused_features(
-    zeros: &[(usize, usize)],
-    branches: usize,
-) -> impl Iterator<Item = usize> + '_ {
-    let mut seen = std::collections::BTreeMap::new();
-    for &(j, _) in zeros {
-        *seen.entry(j).or_insert(0) += 1;
-    }
-    seen.into_iter()
-        .filter(move |&(_, count)| count == branches)
-        .map(|(j, _)| j)
-}
-
-impl super::SorctProblem {
     /// The same problem with slope `gamma` (a stage of a gamma continuation). The lambdas
     /// follow gamma as `split_scale` raised them (see `SorctConfig::problem`): a stage
     /// penalizes the tree its point holds as the configured lambda would at the configured
@@ -205,9 +201,43 @@ impl super::SorctProblem {
     }
 }
 
+/// The features j whose coefficient is zero at every one of the `branches` nodes, given
+/// the zero coefficients (j, t).
+pub(crate) fn unused_features(
+    zeros: &[(usize, usize)],
+    branches: usize,
+) -> impl Iterator<Item = usize> + '_ {
+    let mut seen = std::collections::BTreeMap::new();
+    for &(j, _) in zeros {
+        *seen.entry(j).or_insert(0) += 1;
+    }
+    seen.into_iter()
+        .filter(move |&(_, count)| count == branches)
+        .map(|(j, _)| j)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_penalized_problem_screens_no_start() {
+        let settings = Continuation {
+            enabled: true,
+            factor: 4.0,
+            screen: 2.0,
+        };
+        assert!(!settings.go_on(10.0, Some(1.0)));
+        assert!(settings.for_penalty(false).go_on(1.5, Some(1.0)));
+        assert!(!settings.for_penalty(false).go_on(10.0, Some(1.0)));
+        assert!(settings.for_penalty(true).go_on(10.0, Some(1.0)));
+    }
+
+    #[test]
+    fn unused_features_are_zero_at_every_node() {
+        let zeros = [(0, 0), (0, 1), (0, 2), (1, 0), (2, 1), (2, 0), (2, 2)];
+        assert_eq!(unused_features(&zeros, 3).collect::<Vec<_>>(), vec![0, 2]);
+    }
 
     #[test]
     fn gamma_doubles_only_as_far_as_the_thresholds_need() {
