@@ -25,16 +25,21 @@ import argparse, json, os, re, subprocess, sys
 # selection_folds = 0: each lambda's tree is the best objective, as in the papers; the
 # cross-validated choice would return CART's tree wherever the sparse tree is not clearly
 # more accurate, and the path would no longer show what the formulation finds.
-# The second entry is `warm_path`: S-ORCT's paper warm-starts its lambda path; the l0
-# paper solves every lambda from its own starts, and L0glob needs it: a point carried from
-# the previous lambda is solved at the raised gamma only, where the steep l0 approximation
-# cannot make a used feature unused (a random start is sparsified at the configured gamma
-# first, formulations/continuation.rs), so one dense tree carried along the path stayed dense.
+# Per method: the [formulation] body, `warm_path`, and the title of its column and panel.
+# S-ORCT's paper warm-starts its lambda path; the l0 paper solves every lambda from its own
+# starts, and L0glob needs it: a point carried from the previous lambda is solved at the
+# raised gamma only, where the steep l0 approximation cannot make a used feature unused (a
+# random start is sparsified at the configured gamma first, formulations/continuation.rs),
+# so one dense tree carried along the path stayed dense. S-ORCT with `refit_support` (the
+# relaxed fit) is solved fresh at every lambda too: a carried refit point would start the
+# next penalized solve from unshrunk coefficients.
 METHODS = {
     "sorct": ('name = "sorct"\ndepth = 2\nselection_folds = 0\nlambda_global_log2 = %s\n',
-              "true"),
+              "true", "S-ORCT, l-infinity"),
+    "sorct_refit": ('name = "sorct"\ndepth = 2\nselection_folds = 0\nrefit_support = true\n'
+                    'lambda_global_log2 = %s\n', "false", "S-ORCT, refit on its support"),
     "l0glob": ('name = "l0tree"\ndepth = 2\nselection_folds = 0\nlambda_global_log2 = %s\n',
-               "false"),
+               "false", "L0glob"),
 }
 BAYES = 0.95
 FEATURES = 20
@@ -109,18 +114,22 @@ def report(args):
     rows = []
     recovered = {m: 0 for m in METHODS}
     exact_any = {m: 0 for m in METHODS}
-    n = 0
-    for name in sorted(os.listdir(args.out)):
+    ran = {m: 0 for m in METHODS}
+    names = [n for n in os.listdir(args.out) if n.startswith("seed") and n[4:].isdigit()]
+    for name in sorted(names, key=lambda n: int(n[4:])):
         d = os.path.join(args.out, name)
-        if not name.startswith("seed") or not os.path.exists(os.path.join(d, "relevant.json")):
+        if not os.path.exists(os.path.join(d, "relevant.json")):
             continue
         relevant = sorted(json.load(open(os.path.join(d, "relevant.json"))))
         paths = {m: path_of(d, m, relevant) for m in METHODS}
-        if any(p is None for p in paths.values()):
+        if all(p is None for p in paths.values()):
             continue
-        n += 1
         row = [name[4:], ", ".join(relevant)]
         for m in METHODS:
+            if paths[m] is None:
+                row.append("not run")
+                continue
+            ran[m] += 1
             exact = [(r, acc) for (r, used, acc, _) in paths[m] if used == relevant]
             good = [(r, acc) for (r, acc) in exact if acc >= BAYES - 0.02]
             exact_any[m] += bool(exact)
@@ -129,13 +138,13 @@ def report(args):
             row.append("yes (r = %g, %.1f%%)" % (best[0], 100 * best[1]) if good else
                        ("support at r = %g, %.1f%%" % (best[0], 100 * best[1]) if best else "no"))
         rows.append(row)
-    print("| seed | relevant | S-ORCT (l-infinity) | L0glob |")
-    print("|---|---|---|---|")
+    print("| seed | relevant | " + " | ".join(METHODS[m][2] for m in METHODS) + " |")
+    print("|---|---|" + "---|" * len(METHODS))
     for row in rows:
         print("| " + " | ".join(row) + " |")
     for m in METHODS:
         print("\n%s: exact support with test accuracy >= %.2f on %d of %d seeds "
-              "(exact support at some lambda on %d)" % (m, BAYES - 0.02, recovered[m], n,
+              "(exact support at some lambda on %d)" % (m, BAYES - 0.02, recovered[m], ran[m],
                                                         exact_any[m]))
     if args.plot:
         plot(args, args.plot_seed)
@@ -147,9 +156,11 @@ def plot(args, seed):
     import matplotlib.pyplot as plt
     d = os.path.join(args.out, "seed%d" % seed)
     relevant = sorted(json.load(open(os.path.join(d, "relevant.json"))))
-    fig, axes = plt.subplots(1, 2, figsize=(10, 3.8), sharey=False)
-    for ax, m, title in zip(axes, METHODS, ["S-ORCT, l-infinity (lambda_G = 2^r / p)",
-                                            "L0glob (lambda_0^G = 2^r)"]):
+    shown = [m for m in METHODS if path_of(d, m, relevant)]
+    fig, axes = plt.subplots(1, len(shown), figsize=(5 * len(shown), 3.8), squeeze=False)
+    for ax, m in zip(axes[0], shown):
+        title = METHODS[m][2] + (" (lambda_0^G = 2^r)" if m == "l0glob" else
+                                 " (lambda_G = 2^r / p)")
         p = path_of(d, m, relevant)
         r = [t[0] for t in p]
         ax.plot(r, [100 * t[2] for t in p], "o-", label="test accuracy (%)")
