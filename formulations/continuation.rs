@@ -204,6 +204,9 @@ fn refit(
     if let Some(limit) = o.time_limit {
         o.time_limit = Some((limit - result.wall_seconds).max(1e-3));
     }
+    if let Some(limit) = o.iteration_limit {
+        o.iteration_limit = Some(limit.saturating_sub(result.iterations).max(1));
+    }
     o.warm_start = Some(WarmStart::primal(point));
     let mut refit = solver.solve(&Frozen::new(relaxed, &fixed), &o)?;
     if !refit.status.has_solution() || refit.primal.len() != n {
