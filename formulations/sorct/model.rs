@@ -49,6 +49,12 @@ pub struct SorctModel {
 /// factor included) from a row still sends it to its side with probability 1 - e^-1000.
 pub const HARD_GAMMA: f64 = 1e12;
 
+/// How far [`SorctModel::kept_as_greedy`] moves each split towards its right side (in
+/// a_t.x / p - mu_t), so that a row on a threshold goes left, as CART's `x_j <= s` sends
+/// it. On integer features CART's midpoints are often values of test rows (haberman's ages:
+/// 45 and 47 give 46), and at the threshold itself the CDF is 1/2 at any gamma.
+const TIE_MARGIN: f64 = 1e-9;
+
 impl SorctModel {
     /// The model at the NLP point `x` of `problem`.
     pub fn from_solution(
@@ -110,14 +116,16 @@ impl SorctModel {
 
     /// The greedy tree of `problem`'s training rows laid into this model's splits, kept as
     /// it is: hard splits (gamma so large that every row goes to one side with probability
-    /// 1, to rounding, unless it lies exactly on a split) and each leaf labelled with the
+    /// 1, to rounding; a row on a split goes left, [`TIE_MARGIN`]) and each leaf labelled with the
     /// class of least misclassification cost among the training rows it receives, with no
     /// class forced onto a leaf (constraint (3) binds the NLP, not a tree kept unsolved).
     /// An axis-aligned tree laid in by [`crate::axis_start`] then predicts exactly as that
     /// tree does.
     pub fn kept_as_greedy(self, problem: &SorctProblem) -> SorctModel {
+        let mu = self.mu.iter().map(|m| m - TIE_MARGIN).collect();
         let hard = SorctModel {
             gamma: HARD_GAMMA,
+            mu,
             ..self
         };
         let shape = TreeShape::new(hard.depth);
@@ -385,5 +393,41 @@ mod tests {
             config.greedy_model(&problem, &start.point, scaler, classes, Encoding::default());
         assert_eq!(kept.gamma, HARD_GAMMA);
         assert_eq!(labels(&kept), vec![0; 100]);
+    }
+
+    #[test]
+    fn a_kept_greedy_tree_sends_a_row_on_a_threshold_where_cart_does() {
+        // Class 1 on the left: a row on CART's threshold is class 1 (x <= s goes left).
+        let x = DMatrix::from_fn(100, 1, |i, _| i as f64 / 99.0);
+        let y: Vec<usize> = (0..100).map(|i| usize::from(i < 50)).collect();
+        let config = SorctConfig {
+            depth: 1,
+            ..SorctConfig::default()
+        };
+        let problem = config
+            .problem(Arc::new(x.clone()), Arc::new(y.clone()), 2)
+            .unwrap();
+        let start = config.greedy_starts(&problem).remove(0);
+        let classes = vec!["0".to_string(), "1".to_string()];
+        let kept = config.greedy_model(
+            &problem,
+            &start.point,
+            MinMaxScaler::fit(&x),
+            classes,
+            Encoding::default(),
+        );
+        let cart = crate::axis_start::cart_tree(
+            &x,
+            glassbox_core::learner::Targets::Classes {
+                y: &y,
+                n_classes: 2,
+            },
+            1,
+        );
+        let threshold = cart.nodes[0].branch.as_ref().unwrap().split.threshold;
+        let on_it = DMatrix::from_element(1, 1, threshold);
+        assert_eq!(cart.nodes[cart.leaf_of(&on_it, 0)].class(), 1);
+        let p = kept.predict_proba_scaled(&on_it);
+        assert!(p[(0, 1)] > 0.999, "{p}");
     }
 }
