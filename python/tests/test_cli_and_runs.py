@@ -145,9 +145,12 @@ def test_sigint_interrupts_a_fit_and_leaves_no_fitted_state(tmp_path):
             "-c",
             textwrap.dedent(
                 f"""
-                import sys, time
+                import signal, sys, time
                 import pandas as pd
                 import glassbox
+                # A background job of a non-interactive shell inherits SIGINT ignored, and
+                # Python then installs no handler: Ctrl-C as a terminal gives it.
+                signal.signal(signal.SIGINT, signal.default_int_handler)
                 frame = pd.read_csv({str(DATASETS / "thyroid.csv")!r})
                 X, y = frame.drop(columns="target"), frame["target"]
                 model = glassbox.SORCTClassifier(depth=2, n_starts=500)
