@@ -342,18 +342,42 @@ mod tests {
     /// leaves class 0 the majority on both sides, so the CART tree predicts class 0
     /// everywhere. The CART start labels a leaf with class 1 (every class must label a leaf
     /// in the NLP); the greedy tree kept as it is must predict as CART does.
+    /// A depth-1 S-ORCT problem on one feature `x` (100 rows) and classes `y`, CART's tree
+    /// of depth 1 on them, and CART's start laid into the problem.
+    fn depth_one(
+        x: &DMatrix<f64>,
+        y: &[usize],
+    ) -> (
+        SorctConfig,
+        SorctProblem,
+        crate::cart::tree::AxisTree,
+        Vec<f64>,
+    ) {
+        let config = SorctConfig {
+            depth: 1,
+            ..SorctConfig::default()
+        };
+        let problem = config
+            .problem(Arc::new(x.clone()), Arc::new(y.to_vec()), 2)
+            .unwrap();
+        let cart = crate::axis_start::cart_tree(
+            x,
+            glassbox_core::learner::Targets::Classes { y, n_classes: 2 },
+            1,
+        );
+        let start = config.greedy_starts(&problem).remove(0).point;
+        (config, problem, cart, start)
+    }
+
+    fn classes() -> Vec<String> {
+        vec!["0".to_string(), "1".to_string()]
+    }
+
     #[test]
     fn a_kept_greedy_tree_predicts_as_cart_does() {
         let x = DMatrix::from_fn(100, 1, |i, _| i as f64 / 99.0);
         let y: Vec<usize> = (0..100).map(|i| usize::from(i % 7 == 3)).collect();
-        let cart = crate::axis_start::cart_tree(
-            &x,
-            glassbox_core::learner::Targets::Classes {
-                y: &y,
-                n_classes: 2,
-            },
-            1,
-        );
+        let (config, problem, cart, start) = depth_one(&x, &y);
         let by_cart: Vec<usize> = (0..100)
             .map(|i| {
                 let value = &cart.nodes[cart.leaf_of(&x, i)].value;
@@ -365,16 +389,7 @@ mod tests {
             vec![0; 100],
             "the data should make CART all class 0"
         );
-        let config = SorctConfig {
-            depth: 1,
-            ..SorctConfig::default()
-        };
-        let problem = config
-            .problem(Arc::new(x.clone()), Arc::new(y.clone()), 2)
-            .unwrap();
-        let start = config.greedy_starts(&problem).remove(0);
         let scaler = MinMaxScaler::fit(&x);
-        let classes = vec!["0".to_string(), "1".to_string()];
         let labels = |m: &SorctModel| -> Vec<usize> {
             let p = m.predict_proba_scaled(&x);
             (0..100)
@@ -383,14 +398,13 @@ mod tests {
         };
         let started = config.model(
             &problem,
-            &start.point,
+            &start,
             scaler.clone(),
-            classes.clone(),
+            classes(),
             Encoding::default(),
         );
         assert!(labels(&started).contains(&1));
-        let kept =
-            config.greedy_model(&problem, &start.point, scaler, classes, Encoding::default());
+        let kept = config.greedy_model(&problem, &start, scaler, classes(), Encoding::default());
         assert_eq!(kept.gamma, HARD_GAMMA);
         assert_eq!(labels(&kept), vec![0; 100]);
     }
@@ -400,29 +414,13 @@ mod tests {
         // Class 1 on the left: a row on CART's threshold is class 1 (x <= s goes left).
         let x = DMatrix::from_fn(100, 1, |i, _| i as f64 / 99.0);
         let y: Vec<usize> = (0..100).map(|i| usize::from(i < 50)).collect();
-        let config = SorctConfig {
-            depth: 1,
-            ..SorctConfig::default()
-        };
-        let problem = config
-            .problem(Arc::new(x.clone()), Arc::new(y.clone()), 2)
-            .unwrap();
-        let start = config.greedy_starts(&problem).remove(0);
-        let classes = vec!["0".to_string(), "1".to_string()];
+        let (config, problem, cart, start) = depth_one(&x, &y);
         let kept = config.greedy_model(
             &problem,
-            &start.point,
+            &start,
             MinMaxScaler::fit(&x),
-            classes,
+            classes(),
             Encoding::default(),
-        );
-        let cart = crate::axis_start::cart_tree(
-            &x,
-            glassbox_core::learner::Targets::Classes {
-                y: &y,
-                n_classes: 2,
-            },
-            1,
         );
         let threshold = cart.nodes[0].branch.as_ref().unwrap().split.threshold;
         let on_it = DMatrix::from_element(1, 1, threshold);
