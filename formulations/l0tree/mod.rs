@@ -185,6 +185,13 @@ pub struct L0Params {
     pub leaf_probabilities: LeafProbabilities,
 }
 
+impl L0Params {
+    /// Whether a sparsity penalty is on (lambda_0^L or lambda_0^G positive).
+    pub fn penalized(&self) -> bool {
+        self.lambda_local > 0.0 || self.lambda_global > 0.0
+    }
+}
+
 /// The description `glassbox formulations` prints.
 pub fn info() -> FormulationInfo {
     const PARAMS: &[ParamSpec] = &[
@@ -466,7 +473,7 @@ impl NlpClassifierFormulation for L0TreeConfig {
         options: &glassbox_core::SolveOptions,
         start: StartContext,
     ) -> Result<glassbox_core::SolveResult> {
-        let penalized = problem.params.lambda_local > 0.0 || problem.params.lambda_global > 0.0;
+        let penalized = problem.params.penalized();
         crate::continuation::solve_start(
             &self
                 .inner_config()
@@ -594,11 +601,12 @@ glassbox_core::fitted_model!(
 
 // Kept here, not in problem.rs, so that the NLP's file holds the NLP only.
 impl L0TreeProblem {
-    /// The variables that `x`, a continuation's first stage, leaves at zero, which the
-    /// sharper stages hold there (`SorctProblem::settled_zeros`): the zero a_jt with their z_jt, and beta_j where all of
-    /// feature j's coefficients are zero; none without a lambda.
+    /// The variables that `x` leaves at zero, which a continuation's sharper stages hold
+    /// there after its first stage (as `SorctProblem::settled_zeros`): the zero a_jt with
+    /// their z_jt, and beta_j where all of feature j's coefficients are zero; none without
+    /// a lambda.
     pub(crate) fn settled_zeros(&self, x: &[f64]) -> Vec<usize> {
-        if self.params.lambda_local <= 0.0 && self.params.lambda_global <= 0.0 {
+        if !self.params.penalized() {
             return Vec::new();
         }
         let zeros = self.inner.zero_coefficients(x);

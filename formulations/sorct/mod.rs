@@ -131,6 +131,13 @@ pub struct SorctParams {
     pub rho: Vec<f64>,
 }
 
+impl SorctParams {
+    /// Whether a sparsity penalty is on (lambda_L or lambda_G positive).
+    pub fn penalized(&self) -> bool {
+        self.lambda_local > 0.0 || self.lambda_global > 0.0
+    }
+}
+
 /// The description `glassbox formulations` prints.
 pub fn info() -> FormulationInfo {
     const PARAMS: &[ParamSpec] = &[
@@ -430,7 +437,7 @@ impl NlpClassifierFormulation for SorctConfig {
         options: &glassbox_core::SolveOptions,
         start: StartContext,
     ) -> Result<glassbox_core::SolveResult> {
-        let penalized = problem.params.lambda_local > 0.0 || problem.params.lambda_global > 0.0;
+        let penalized = problem.params.penalized();
         let relaxed = (self.refit_support && penalized).then(|| problem.without_penalty());
         crate::continuation::solve_start(
             &self.continuation_settings().for_penalty(penalized),

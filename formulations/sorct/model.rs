@@ -338,10 +338,6 @@ mod tests {
     use glassbox_core::formulation::NlpClassifierFormulation;
     use std::sync::Arc;
 
-    /// One feature, class 1 on every seventh row from the fourth: CART's depth-1 split
-    /// leaves class 0 the majority on both sides, so the CART tree predicts class 0
-    /// everywhere. The CART start labels a leaf with class 1 (every class must label a leaf
-    /// in the NLP); the greedy tree kept as it is must predict as CART does.
     /// A depth-1 S-ORCT problem on one feature `x` (100 rows) and classes `y`, CART's tree
     /// of depth 1 on them, and CART's start laid into the problem.
     fn depth_one(
@@ -373,6 +369,10 @@ mod tests {
         vec!["0".to_string(), "1".to_string()]
     }
 
+    /// One feature, class 1 on every seventh row from the fourth: CART's depth-1 split
+    /// leaves class 0 the majority on both sides, so the CART tree predicts class 0
+    /// everywhere. The CART start labels a leaf with class 1 (every class must label a leaf
+    /// in the NLP); the greedy tree kept as it is must predict as CART does.
     #[test]
     fn a_kept_greedy_tree_predicts_as_cart_does() {
         let x = DMatrix::from_fn(100, 1, |i, _| i as f64 / 99.0);

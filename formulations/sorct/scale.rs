@@ -149,11 +149,10 @@ impl Continuation {
 impl super::SorctProblem {
     /// The variables that `x` leaves at zero, which a continuation's sharper stages hold
     /// there after its first stage ([`continuation::solve`]) and a refit after the solve:
-    /// the zero coefficients a_jt (a+
-    /// and a- where lambda_L splits them) and beta_j where all of feature j's coefficients
-    /// are zero; none without a lambda.
+    /// the zero coefficients a_jt (a+ and a- where lambda_L splits them) and beta_j where
+    /// all of feature j's coefficients are zero; none without a lambda.
     pub(crate) fn settled_zeros(&self, x: &[f64]) -> Vec<usize> {
-        if self.params.lambda_local <= 0.0 && self.params.lambda_global <= 0.0 {
+        if !self.params.penalized() {
             return Vec::new();
         }
         let lay = &self.layout;
