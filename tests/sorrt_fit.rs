@@ -5,14 +5,15 @@
 
 use glassbox::data::{self, CsvOptions, MinMaxScaler, RegressionData, Table};
 use glassbox::experiment::{self, ExperimentConfig};
-use glassbox::formulation::TrainingRows;
+use glassbox::formulation::{NlpRegressorFormulation, TrainingRows};
 use glassbox::formulations::sorrt::{
     lambda_bounds, starts, CostSensitive, Fairness, GroupSpec, SorrtConfig, SorrtModel,
     SorrtProblem,
 };
 use glassbox::model::Regressor;
 use glassbox::nlp::NlpProblem;
-use glassbox::{registry, SolveOptions, WarmStart};
+use glassbox::starts::{StartContext, StartKind};
+use glassbox::{registry, SolveOptions, SolveResult, WarmStart};
 use nalgebra::DMatrix;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -270,6 +271,142 @@ fn mse_fairness_and_cost_sensitivity_hold() {
     }
 }
 
+/// One start of `config` on Boston's training split: the solve's own point and what the
+/// formulation's `solve_start` returns from the same start (the refitted point where the
+/// leaf ridge applies).
+fn solved_and_refitted(
+    config: &SorrtConfig,
+    t: &Train,
+    seed: u64,
+) -> (SorrtProblem, Vec<f64>, SolveResult) {
+    let p = problem(config, t);
+    let solver = registry::nlp_solver("ipopt", &SolveOptions::default()).unwrap();
+    let x0 = starts::random_start(
+        &p,
+        starts::Initialization::Data,
+        &mut ChaCha8Rng::seed_from_u64(seed),
+    );
+    let options = SolveOptions::default().with_warm_start(Some(WarmStart::primal(x0)));
+    let solved = solver.solve(&p, &options).unwrap();
+    assert!(solved.status.has_solution(), "{}", solved.raw_status);
+    let context = StartContext {
+        kind: StartKind::Random,
+        incumbent: None,
+    };
+    let refitted = config.solve_start(&p, &*solver, &options, context).unwrap();
+    (p, solved.primal, refitted)
+}
+
+/// The leaf refit (`leaf_ridge`, on by default) holds the splits and returns the minimizer
+/// over the leaves of MSE + leaf_ridge * ||leaf slopes||^2: its gradient in every leaf
+/// variable vanishes, and it is below the solve's own point on that objective. The indices
+/// are the layout at lambda = 0 (`problem.rs`): a node-major (branches, then leaves), then mu.
+#[test]
+fn the_leaf_ridge_refit_minimizes_the_ridge_objective_with_the_splits_held() {
+    let t = training_split();
+    let config = SorrtConfig::default();
+    let ridge = config.leaf_ridge;
+    assert!(ridge > 0.0);
+    let (p, solved, refitted) = solved_and_refitted(&config, &t, 3);
+    let x = &refitted.primal;
+    let (features, branches, nodes) = (t.x.ncols(), 3, 7);
+    let leaf_slopes: Vec<usize> = (branches * features..nodes * features).collect();
+    let leaf_intercepts: Vec<usize> =
+        (nodes * features + branches..nodes * (features + 1)).collect();
+    let ridge_objective =
+        |x: &[f64]| p.mse(x) + ridge * leaf_slopes.iter().map(|&k| x[k] * x[k]).sum::<f64>();
+    // The splits are the solve's.
+    for k in (0..branches * features).chain(nodes * features..nodes * features + branches) {
+        assert_eq!(x[k], solved[k], "split variable {k} moved");
+    }
+    let mut grad = vec![0.0; x.len()];
+    p.gradient(x, &mut grad);
+    for &k in &leaf_slopes {
+        let g = grad[k] + 2.0 * ridge * x[k];
+        assert!(g.abs() < 1e-8, "d/d leaf slope {k} = {g}");
+    }
+    for &k in &leaf_intercepts {
+        assert!(grad[k].abs() < 1e-8, "d/d leaf intercept {k} = {}", grad[k]);
+    }
+    let (before, after) = (ridge_objective(&solved), ridge_objective(x));
+    assert!(
+        after < before - 1e-6,
+        "ridge objective {after} not below the solve's {before}"
+    );
+    assert_eq!(refitted.objective, Some(p.mse(x)));
+    assert!(
+        refitted.raw_status.contains("leaves refitted"),
+        "{}",
+        refitted.raw_status
+    );
+    // Shrunk: the slopes' norm is below the unpenalized solve's.
+    let norm = |x: &[f64]| leaf_slopes.iter().map(|&k| x[k] * x[k]).sum::<f64>();
+    assert!(norm(x) < norm(&solved), "{} >= {}", norm(x), norm(&solved));
+}
+
+/// With the sparsity penalties the refit keeps the support the solve chose (a zero leaf
+/// coefficient stays zero); with constraints on the predictions (fairness) it is skipped;
+/// `leaf_ridge = 0` returns the solve's point.
+#[test]
+fn the_leaf_ridge_refit_keeps_the_support_and_stands_aside_for_constraints() {
+    let t = training_split();
+    let sparse = SorrtConfig {
+        lambda_local_log2: Some(2.0),
+        ..Default::default()
+    };
+    let (p, solved, refitted) = solved_and_refitted(&sparse, &t, 1);
+    let (before, after) = (model(&p, &solved, &t).a, model(&p, &refitted.primal, &t).a);
+    let tol = glassbox::metrics::SPARSITY_TOLERANCE;
+    let zeros = (3..7)
+        .flat_map(|l| (0..t.x.ncols()).map(move |j| (j, l)))
+        .filter(|&(j, l)| before[(j, l)].abs() <= tol)
+        .inspect(|&(j, l)| assert_eq!(after[(j, l)], 0.0, "leaf {l} feature {j}"))
+        .count();
+    assert!(zeros > 0, "the test needs a sparse solve");
+    assert!((&before - &after).amax() > 1e-6, "nothing was refitted");
+    let fair = SorrtConfig {
+        fairness: Some(Fairness {
+            group: GroupSpec {
+                column: "x13".into(),
+                above_quantile: Some(0.5),
+                ..Default::default()
+            },
+            mean_prediction_gap: Some(1.0),
+            mse_gap: None,
+        }),
+        ..Default::default()
+    };
+    let (_, solved, refitted) = solved_and_refitted(&fair, &t, 1);
+    assert_eq!(refitted.primal, solved);
+    let off = SorrtConfig {
+        leaf_ridge: 0.0,
+        ..Default::default()
+    };
+    let (_, solved, refitted) = solved_and_refitted(&off, &t, 1);
+    assert_eq!(refitted.primal, solved);
+}
+
+/// `clip_predictions` (on by default) keeps every prediction within the training targets'
+/// range, also for rows far outside the training box, where the leaves' linear models
+/// would leave it; off, the same tree predicts outside it there.
+#[test]
+fn predictions_are_clipped_to_the_training_targets_range() {
+    let t = training_split();
+    let clipped = SorrtConfig::default();
+    let p = problem(&clipped, &t);
+    let (_, x) = solve_best(&p, 1, None);
+    let (lo, hi) = p.target_range();
+    let far = t.data.x.map(|v| 5.0 * v);
+    let inside = |pred: &[f64]| pred.iter().all(|v| (lo..=hi).contains(v));
+    assert!(inside(&model(&p, &x, &t).predict(&far)));
+    let free = SorrtConfig {
+        clip_predictions: false,
+        ..Default::default()
+    };
+    let p = problem(&free, &t);
+    assert!(!inside(&model(&p, &x, &t).predict(&far)));
+}
+
 #[test]
 fn explanations_match_finite_differences_of_the_prediction() {
     let t = training_split();
@@ -341,6 +478,18 @@ fn warm_start_through_user_units_and_json_round_trip() {
     assert!((&loaded.a - &m.a).amax() < 1e-12);
     let close = |u: &[f64], v: &[f64]| u.iter().zip(v).all(|(a, b)| (a - b).abs() < 1e-12);
     assert!(close(&loaded.mu, &m.mu) && close(&loaded.scaler.min, &m.scaler.min));
+    assert!(m.prediction_range.is_some());
+    assert_eq!(loaded.prediction_range, m.prediction_range);
+    // A model saved before `prediction_range` existed loads, unclipped.
+    let mut json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    json["model"]
+        .as_object_mut()
+        .unwrap()
+        .remove("prediction_range")
+        .unwrap();
+    std::fs::write(&path, json.to_string()).unwrap();
+    assert_eq!(SorrtModel::load(&path).unwrap().prediction_range, None);
     let text = m.describe();
     assert!(text.contains("node 0") && text.contains("leaf 3"), "{text}");
 }

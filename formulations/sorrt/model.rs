@@ -41,6 +41,11 @@ pub struct SorrtModel {
     pub a: DMatrix<f64>,
     /// mu (|tau_B| + |tau_L|): split locations, then minus the leaf intercepts.
     pub mu: Vec<f64>,
+    /// The range of the training targets, which predictions are clipped to
+    /// (`SorrtConfig::clip_predictions`); `None`: not clipped (the paper's prediction (2),
+    /// and models saved before the option).
+    #[serde(default)]
+    pub prediction_range: Option<(f64, f64)>,
 }
 
 impl SorrtModel {
@@ -64,6 +69,10 @@ impl SorrtModel {
             scaler,
             a: lay.coefficients(x),
             mu: lay.locations(x),
+            prediction_range: problem
+                .params
+                .clip_predictions
+                .then(|| problem.target_range()),
         }
     }
 
@@ -145,15 +154,29 @@ impl SorrtModel {
         (c, d)
     }
 
-    /// Predictions (2) for rows already scaled.
+    /// Predictions (2) for rows already scaled, clipped to [`Self::prediction_range`].
     pub fn predict_scaled(&self, xs: &DMatrix<f64>) -> Vec<f64> {
-        evaluate(xs, &self.a, &self.mu, self.gamma, &self.shape()).phi
+        let phi = evaluate(xs, &self.a, &self.mu, self.gamma, &self.shape()).phi;
+        match self.prediction_range {
+            Some((lo, hi)) => phi.into_iter().map(|v| v.clamp(lo, hi)).collect(),
+            None => phi,
+        }
     }
 
     /// The local explanations (7) for rows already scaled: the gradient of the prediction
-    /// with respect to each scaled feature (N x p).
+    /// with respect to each scaled feature (N x p); zero on a row whose prediction is
+    /// clipped (it does not move with the features there).
     pub fn explain_scaled(&self, xs: &DMatrix<f64>) -> DMatrix<f64> {
-        feature_gradient(xs, &self.a, &self.mu, self.gamma, &self.shape())
+        let mut gradient = feature_gradient(xs, &self.a, &self.mu, self.gamma, &self.shape());
+        if let Some((lo, hi)) = self.prediction_range {
+            let phi = evaluate(xs, &self.a, &self.mu, self.gamma, &self.shape()).phi;
+            for (i, v) in phi.iter().enumerate() {
+                if *v < lo || *v > hi {
+                    gradient.row_mut(i).fill(0.0);
+                }
+            }
+        }
+        gradient
     }
 
     /// The local explanations (7) for raw rows `x` (encoded, unscaled): (gradient in the

@@ -214,6 +214,14 @@ pub(crate) struct TreeDerivs {
     pub dphi_dz: DMatrix<f64>,
 }
 
+/// (min, max) of `y`.
+pub(crate) fn target_range(y: &[f64]) -> (f64, f64) {
+    y.iter()
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| {
+            (lo.min(*v), hi.max(*v))
+        })
+}
+
 /// Evaluates the tree (a: p x nodes, mu: nodes) on scaled rows `x`.
 pub(crate) fn evaluate(
     x: &DMatrix<f64>,
@@ -680,6 +688,11 @@ impl SorrtProblem {
                 .sum();
             excess <= self.params.lambda_global + tol
         })
+    }
+
+    /// (min, max) of the training targets.
+    pub fn target_range(&self) -> (f64, f64) {
+        target_range(&self.y)
     }
 
     /// The mean squared error on the training rows at NLP point `x`.
