@@ -364,6 +364,28 @@ fn the_leaf_ridge_refit_keeps_the_support_and_stands_aside_for_constraints() {
         .count();
     assert!(zeros > 0, "the test needs a sparse solve");
     assert!((&before - &after).amax() > 1e-6, "nothing was refitted");
+    // With lambda_G the betas follow the refitted coefficients: the rows (4) hold.
+    let global = SorrtConfig {
+        lambda_global_log2: Some(0.0),
+        ..Default::default()
+    };
+    let (p, _, refitted) = solved_and_refitted(&global, &t, 1);
+    let x = &refitted.primal;
+    let mut g = vec![0.0; p.num_constraints()];
+    p.constraints(x, &mut g);
+    let (lower, upper) = p.constraint_bounds();
+    for (k, v) in g.iter().enumerate() {
+        assert!(
+            *v >= lower[k] - 1e-9 && *v <= upper[k] + 1e-9,
+            "row {k}: {v}"
+        );
+    }
+    let (xl, xu) = p.variable_bounds();
+    assert!(x
+        .iter()
+        .enumerate()
+        .all(|(k, v)| *v >= xl[k] && *v <= xu[k]));
+    assert!(!g.is_empty() && refitted.raw_status.contains("leaves refitted"));
     let fair = SorrtConfig {
         fairness: Some(Fairness {
             group: GroupSpec {

@@ -13,8 +13,8 @@
 //! this is one linear system of size |tau_L| (p + 1). A coefficient the solve left at zero
 //! (within the sparsity tolerance) is set to exactly zero and stays out of the fit, so the
 //! refit keeps the support the sparsity penalties chose; the result is clipped to the leaf
-//! bounds, and a global-sparsity beta is raised where a refitted coefficient outgrows it,
-//! so the point stays feasible.
+//! bounds, and the global-sparsity betas are set to the largest |a_jt| of each feature (the
+//! smallest feasible value), so the point stays feasible.
 //!
 //! A posterior refit rather than a term of the NLP: the splits of the paper's problem are
 //! kept, the NLP (and every backend's evaluation of it) is unchanged, and the refit costs
@@ -87,12 +87,16 @@ pub(crate) fn refit_leaves(problem: &SorrtProblem, x: &[f64], ridge: f64) -> Opt
                 } else {
                     out[lay.a(j, t)] = v;
                 }
-                if lay.beta {
-                    out[lay.beta_at + j] = out[lay.beta_at + j].max(v.abs());
-                }
             }
             // The prediction adds theta for the intercept; the NLP's variable is -mu_l.
             None => out[lay.mu + t] = (-theta[c]).clamp(-intercept_bound, intercept_bound),
+        }
+    }
+    if lay.beta {
+        // The smallest feasible beta_j (4): the largest |a_jt| over every node.
+        let coefficients = lay.coefficients(&out);
+        for j in 0..p {
+            out[lay.beta_at + j] = coefficients.row(j).amax();
         }
     }
     Some(out)
