@@ -544,10 +544,17 @@ warm_path = true
     );
     let dir = tempfile::tempdir().unwrap();
     let (lines, _) = run_in_process(&text, dir.path());
-    // 2 cells x 2 folds x (2 random starts + the CART start).
-    assert_eq!(lines.len(), 2 * 2 * 3);
+    // 2 cells x 2 folds x (the CART start + 2 random starts + the cross-validated choice's
+    // line, which carries no point of its own).
+    assert_eq!(lines.len(), 2 * 2 * 4);
     for l in &lines {
-        assert!(l["x"].is_array() && l["test_r2"].is_number(), "{l}");
+        let choice = l["origin"]
+            .as_str()
+            .is_some_and(|o| o.starts_with("selection"));
+        assert!(
+            l["x"].is_array() != choice && l["test_r2"].is_number(),
+            "{l}"
+        );
     }
     let carried: Vec<&Value> = lines.iter().filter(|l| l["cell"] == 1).collect();
     assert!(carried

@@ -73,6 +73,7 @@ fn replication_configs_pin_the_papers_protocol() {
                 ("cart_start", toml::Value::Boolean(false)),
                 ("leaf_ridge", toml::Value::Float(0.0)),
                 ("clip_predictions", toml::Value::Boolean(false)),
+                ("selection_folds", toml::Value::Integer(0)),
             ],
             _ => continue,
         };

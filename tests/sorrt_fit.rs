@@ -526,10 +526,30 @@ fn runner_on_boston_depth_two() {
     );
     let config = ExperimentConfig::parse(&dir.path().join("c.toml"), &text).unwrap();
     let outcome = experiment::run(&config, &dir.path().join("out"), false, false).unwrap();
-    // 2 splits x (2 random starts + the CART start).
-    assert_eq!(outcome.records.len(), 6);
+    // 2 splits x (the CART start + 2 random starts + the cross-validated choice's line).
+    assert_eq!(outcome.records.len(), 8);
     let selected: Vec<_> = outcome.records.iter().filter(|r| r.selected).collect();
     assert_eq!(selected.len(), 2);
+    for r in &selected {
+        let origin = r.origin.as_deref().unwrap_or("");
+        assert!(origin.starts_with("selection ("), "{origin}");
+        assert!(
+            r.raw_status
+                .contains("5-fold selection, mean squared error"),
+            "{}",
+            r.raw_status
+        );
+        assert_eq!(r.start, 3);
+    }
+    // Without the choice (the paper's best objective): no extra line.
+    let text = text.replace("depth = 2\n", "depth = 2\nselection_folds = 0\n");
+    let config = ExperimentConfig::parse(&dir.path().join("c0.toml"), &text).unwrap();
+    let plain = experiment::run(&config, &dir.path().join("out0"), false, false).unwrap();
+    assert_eq!(plain.records.len(), 6);
+    assert!(plain
+        .records
+        .iter()
+        .all(|r| r.origin.as_deref() != Some("selection (cart)")));
     let r2: f64 = selected
         .iter()
         .map(|r| r.regression.as_ref().unwrap().test_r2)

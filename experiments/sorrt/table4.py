@@ -9,7 +9,9 @@ printed beside each row.
 
 Variants:
   default  glassbox's defaults: the CART start, the leaf ridge refit (`leaf_ridge`), the
-           predictions clipped to the training targets' range (`clip_predictions`).
+           predictions clipped to the training targets' range (`clip_predictions`), the
+           cross-validated choice against the CART start kept (`selection_folds`).
+  noselect the defaults without that choice (`selection_folds = 0`).
   paper    random starts only, the solve's leaves, the paper's prediction (2)
            (`cart_start = False, leaf_ridge = 0, clip_predictions = False`).
   noridge  the defaults without the leaf refit (`leaf_ridge = 0`).
@@ -41,6 +43,7 @@ PAPER = {
 VARIANTS = {
     "default": {},
     "paper": {"cart_start": False, "leaf_ridge": 0.0, "clip_predictions": False},
+    "noselect": {"selection_folds": 0},
     "noridge": {"leaf_ridge": 0.0},
     "noclip": {"clip_predictions": False},
 }

@@ -49,13 +49,18 @@
 //! the paper writes them. Reasonable leaf models never reach the bound (Boston's OLS
 //! coefficients in scaled units are at most about 0.45 of the target range).
 //!
-//! # Leaf ridge (default on, not in the paper)
+//! # Leaf ridge, clipped predictions, cross-validated choice (defaults, not in the paper)
 //!
 //! After each start's solve the leaves are refitted with the splits held, by least squares
 //! with `leaf_ridge` times the squared leaf slopes added (`ridge`): the leaves of the
 //! converged NLP overfit, and the ridge weight 1e-3 raised the mean test R^2 on Boston and
-//! red wine at every depth measured (benches/README, "S-ORRT Table 4"). `leaf_ridge = 0`
-//! returns the solve's point as the paper defines it.
+//! red wine at every depth measured (benches/README, "S-ORRT Table 4"). The fitted tree
+//! clips its predictions to the training targets' range (`clip_predictions`). After the
+//! multistart, `selection_folds`-fold cross-validation chooses between the best objective's
+//! tree and the CART start kept as it is (leaves refitted), as S-ORCT's choice does
+//! (the experiment engine's `regression_selection`). `leaf_ridge = 0`,
+//! `clip_predictions = false`, `selection_folds = 0` give the paper's problem, prediction
+//! and protocol.
 //!
 //! # Leaf size (optional, not in the paper)
 //!
@@ -112,6 +117,9 @@ pub const DEFAULT_MIN_LEAF_FRACTION: f64 = 0.0;
 /// The default of [`SorrtConfig::leaf_ridge`] (benches/README, "S-ORRT Table 4").
 pub const DEFAULT_LEAF_RIDGE: f64 = 1e-3;
 
+/// The default of [`SorrtConfig::selection_folds`].
+pub const DEFAULT_SELECTION_FOLDS: usize = 5;
+
 /// The parameters of S-ORRT as written in the `[formulation]` table of a config.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -149,12 +157,21 @@ pub struct SorrtConfig {
     pub leaf_bound: f64,
     /// After each start's solve, the leaves are refitted with the splits held, by least
     /// squares plus this weight times the squared leaf slopes (scaled units); 0 switches it
-    /// off (the paper). Not in the paper: see the module comment, "Leaf ridge".
+    /// off (the paper). Not in the paper: see the module comment, "Leaf ridge, clipped
+    /// predictions, cross-validated choice".
     pub leaf_ridge: f64,
     /// Whether the fitted tree clips its predictions to the range of the training targets
     /// (as a tree with constant leaves never leaves it); false: the paper's prediction (2).
-    /// Not in the paper: see the module comment, "Leaf ridge".
+    /// Not in the paper: see the module comment, "Leaf ridge, clipped predictions,
+    /// cross-validated choice".
     pub clip_predictions: bool,
+    /// k >= 2: after a split's multistart, k-fold cross-validation on the training rows
+    /// chooses between the best objective's tree and the CART start kept as it is (its
+    /// leaves refitted); the CART tree is returned unless the optimized one's held-out
+    /// squared errors are lower by more than one standard error. 0: the best objective (the
+    /// paper). Not in the paper: see the module comment, "Leaf ridge, clipped predictions,
+    /// cross-validated choice".
+    pub selection_folds: usize,
     /// How random starts are drawn: "data" (default) or "uniform".
     pub initialization: starts::Initialization,
     /// The (encoded) features the random starts' split directions use: the branch
@@ -186,6 +203,7 @@ impl Default for SorrtConfig {
             leaf_bound: DEFAULT_LEAF_BOUND,
             leaf_ridge: DEFAULT_LEAF_RIDGE,
             clip_predictions: true,
+            selection_folds: DEFAULT_SELECTION_FOLDS,
             initialization: starts::Initialization::Data,
             start_features: Vec::new(),
             cart_start: true,
@@ -332,6 +350,11 @@ pub fn info() -> FormulationInfo {
             help: "clip predictions to the training targets' range (false: the paper's prediction)",
         },
         ParamSpec {
+            name: "selection_folds",
+            default: "5",
+            help: "k-fold choice between the optimized tree and the CART start kept (leaves refitted); 0: best objective (the paper)",
+        },
+        ParamSpec {
             name: "min_leaf_fraction",
             default: "0 (off)",
             help: "each leaf's expected share of training rows sum_i P_il / N at least this",
@@ -381,6 +404,9 @@ impl SorrtConfig {
                 1.0 / leaves,
                 self.min_leaf_fraction
             ));
+        }
+        if self.selection_folds == 1 {
+            return err("selection_folds must be 0 (no selection) or at least 2, got 1");
         }
         if !(self.leaf_ridge.is_finite() && self.leaf_ridge >= 0.0) {
             return err(format!("leaf_ridge must be >= 0, got {}", self.leaf_ridge));
@@ -725,6 +751,14 @@ impl NlpRegressorFormulation for SorrtConfig {
 
     fn greedy_start_count(&self) -> usize {
         usize::from(self.cart_start)
+    }
+
+    fn selection_folds(&self) -> usize {
+        self.selection_folds
+    }
+
+    fn greedy_kept(&self, problem: &SorrtProblem, point: &[f64]) -> Vec<f64> {
+        ridge::refit_leaves(problem, point, self.leaf_ridge).unwrap_or_else(|| point.to_vec())
     }
 
     fn greedy_starts(&self, problem: &SorrtProblem) -> Vec<GreedyStart> {

@@ -254,6 +254,18 @@ pub trait NlpRegressorFormulation {
     fn greedy_start_count(&self) -> usize {
         0
     }
+    /// k >= 2: after a split's multistart, the cross-validated choice between the best
+    /// objective's tree and the greedy trees kept as they are ([`Self::greedy_kept`]), on
+    /// the held-out rows' squared errors, as the classifiers' (README "S-ORRT's leaves");
+    /// 0 (the default): the best objective.
+    fn selection_folds(&self) -> usize {
+        0
+    }
+    /// The point of a greedy start kept as it is, not optimized (by the choice of
+    /// [`Self::selection_folds`]): the start's point by default (S-ORRT refits its leaves).
+    fn greedy_kept(&self, _problem: &Self::Problem, point: &[f64]) -> Vec<f64> {
+        point.to_vec()
+    }
     /// Solves `problem` from the start in `options` (its warm start) with `solver`: one solve
     /// by default. A formulation may solve a sequence of problems instead (a continuation);
     /// the result is then that of the last, with the iterations and seconds of all.

@@ -10,6 +10,7 @@ mod milp_classifier;
 mod multistart;
 mod nlp_classifier;
 mod nlp_regressor;
+mod regression_selection;
 mod risk_score;
 mod selection;
 

@@ -22,26 +22,71 @@ use std::time::Instant;
 pub struct NlpRegressor<F>(pub F);
 
 /// A split's training rows scaled, and the problem built on them.
-struct Prepared<F: NlpRegressorFormulation> {
-    scaler: MinMaxScaler,
-    problem: F::Problem,
+pub(super) struct Prepared<F: NlpRegressorFormulation> {
+    pub(super) scaler: MinMaxScaler,
+    pub(super) problem: F::Problem,
 }
 
 impl<F: NlpRegressorFormulation> NlpRegressor<F> {
-    fn prepare(
+    /// The problem on the training rows `rows`, their features scaled on themselves.
+    pub(super) fn prepare(
         &self,
         data: &EngineData,
         d: &RegressionData,
-        split: &SplitSpec,
+        rows: &[usize],
     ) -> Result<Prepared<F>> {
-        let train = d.rows(&split.train);
+        let train = d.rows(rows);
         let (scaler, x) = multistart::scaled(&train.x);
-        let rows = TrainingRows {
+        let raw = TrainingRows {
             table: &data.table,
-            rows: &split.train,
+            rows,
         };
-        let problem = self.0.problem(x, Arc::new(train.y.clone()), rows)?;
+        let problem = self.0.problem(x, Arc::new(train.y.clone()), raw)?;
         Ok(Prepared { scaler, problem })
+    }
+
+    /// The model at point `x` of a problem prepared on some rows.
+    pub(super) fn model_at(
+        &self,
+        prepared: &Prepared<F>,
+        data: &EngineData,
+        d: &RegressionData,
+        x: &[f64],
+    ) -> F::Model {
+        self.0.model(
+            &prepared.problem,
+            x,
+            prepared.scaler.clone(),
+            data.table.target_name.clone(),
+            d.encoding.clone(),
+        )
+    }
+
+    /// `record` with what `model` measures on the training rows it was fitted on and on
+    /// the test rows.
+    pub(super) fn measured(
+        &self,
+        mut record: SolveRecord,
+        model: &F::Model,
+        train: &RegressionData,
+        test: &RegressionData,
+    ) -> SolveRecord {
+        (record.delta_local, record.delta_global) = self.0.sparsity(model);
+        let train_pred = model.predict(&train.x);
+        let test_pred = model.predict(&test.x);
+        let m = record.regression.get_or_insert(RegressionMetrics {
+            train_r2: f64::NAN,
+            test_r2: f64::NAN,
+            train_mse: f64::NAN,
+            test_mse: f64::NAN,
+            lambda_local_bound: None,
+            lambda_global_bound: None,
+        });
+        m.train_r2 = metrics::r_squared(&train.y, &train_pred);
+        m.test_r2 = metrics::r_squared(&test.y, &test_pred);
+        m.train_mse = metrics::mean_squared_error(&train.y, &train_pred);
+        m.test_mse = metrics::mean_squared_error(&test.y, &test_pred);
+        record
     }
 
     fn warm_model(&self, config: &ExperimentConfig) -> Result<Option<F::Model>> {
@@ -67,6 +112,7 @@ where
         self.0.greedy_start_count()
             + config.multistart.starts
             + usize::from(config.multistart.warm_start.is_some())
+            + usize::from(self.chooses())
     }
 
     fn check(&self, config: &ExperimentConfig, data: &EngineData) -> Result<()> {
@@ -87,7 +133,8 @@ where
     ) -> Result<UnitOut> {
         let f = &self.0;
         let d = data.regression(f.name())?;
-        let Prepared { scaler, problem } = self.prepare(data, d, split)?;
+        let prepared = self.prepare(data, d, &split.train)?;
+        let problem = &prepared.problem;
         let n = problem.num_variables();
         let warm_model = self.warm_model(config)?;
         let starts = multistart::nlp_starts(
@@ -98,25 +145,25 @@ where
             f.name(),
             n,
             warm_model.as_ref(),
-            |m| f.warm_start(m, &problem, &scaler),
-            f.greedy_starts(&problem),
-            |rng| f.random_start(&problem, rng),
+            |m| f.warm_start(m, problem, &prepared.scaler),
+            f.greedy_starts(problem),
+            |rng| f.random_start(problem, rng),
         )?;
         let solver = config
             .registry
             .nlp_solver(&config.solver.name, &config.solver.options)?;
         let train = d.rows(&split.train);
         let test = d.rows(&split.test);
-        let bounds = f.lambda_bounds(&problem);
+        let bounds = f.lambda_bounds(problem);
         let blank = SolveRecord::blank(
             config,
             f.name(),
-            f.reported_params(&problem),
+            f.reported_params(problem),
             split.id,
             split.seed,
             (split.train.len(), split.test.len()),
         );
-        multistart::run(f.name(), starts, carry, |_, start, incumbent| {
+        let ran = multistart::solve_starts(starts, carry, |_, start, incumbent| {
             let options = config
                 .solver
                 .options
@@ -126,38 +173,23 @@ where
                 kind: start.kind,
                 incumbent,
             };
-            let result = f.solve_start(&problem, &*solver, &options, context)?;
+            let result = f.solve_start(problem, &*solver, &options, context)?;
             let seconds = started.elapsed().as_secs_f64();
             let nan = f64::NAN;
-            let mut m = RegressionMetrics {
+            let has_point = result.primal.len() == n;
+            let model = has_point.then(|| self.model_at(&prepared, data, d, &result.primal));
+            let mut record = blank.clone().solved(&result, seconds);
+            record.regression = Some(RegressionMetrics {
                 train_r2: nan,
                 test_r2: nan,
                 train_mse: nan,
                 test_mse: nan,
                 lambda_local_bound: bounds.map(|b| b.0),
                 lambda_global_bound: bounds.map(|b| b.1),
-            };
-            let has_point = result.primal.len() == n;
-            let model = has_point.then(|| {
-                f.model(
-                    &problem,
-                    &result.primal,
-                    scaler.clone(),
-                    data.table.target_name.clone(),
-                    d.encoding.clone(),
-                )
             });
-            let mut record = blank.clone().solved(&result, seconds);
             if let Some(model) = &model {
-                (record.delta_local, record.delta_global) = f.sparsity(model);
-                let train_pred = model.predict(&train.x);
-                let test_pred = model.predict(&test.x);
-                m.train_r2 = metrics::r_squared(&train.y, &train_pred);
-                m.test_r2 = metrics::r_squared(&test.y, &test_pred);
-                m.train_mse = metrics::mean_squared_error(&train.y, &train_pred);
-                m.test_mse = metrics::mean_squared_error(&test.y, &test_pred);
+                record = self.measured(record, model, &train, &test);
             }
-            record.regression = Some(m);
             Ok(Solved {
                 record,
                 model,
@@ -168,7 +200,9 @@ where
                     start.x0.clone()
                 },
             })
-        })
+        })?;
+        let ran = self.select_by_cross_validation(config, data, split, carry, &prepared, ran)?;
+        multistart::finish(f.name(), carry, ran)
     }
 
     fn nlp_problem(
@@ -179,7 +213,7 @@ where
         starts: usize,
     ) -> Result<Option<SeededNlp>> {
         let d = data.regression(self.name())?;
-        let Prepared { problem, .. } = self.prepare(data, d, split)?;
+        let Prepared { problem, .. } = self.prepare(data, d, &split.train)?;
         let starts = (0..starts)
             .map(|s| {
                 let seed = multistart::start_seed(config, split.id, s);
@@ -201,18 +235,10 @@ where
         points: &[Vec<f64>],
     ) -> Result<Vec<JsonValue>> {
         let d = data.regression(self.name())?;
-        let Prepared { scaler, problem } = self.prepare(data, d, split)?;
+        let prepared = self.prepare(data, d, &split.train)?;
         points
             .iter()
-            .map(|p| {
-                json_of(&self.0.model(
-                    &problem,
-                    p,
-                    scaler.clone(),
-                    data.table.target_name.clone(),
-                    d.encoding.clone(),
-                ))
-            })
+            .map(|p| json_of(&self.model_at(&prepared, data, d, p)))
             .collect()
     }
 }

@@ -1,0 +1,276 @@
+//! The cross-validated choice for the NLP regressors (S-ORRT's `selection_folds`, README
+//! "S-ORRT's leaves"), the regression counterpart of `selection.rs`: after a split's
+//! multistart, the training rows are dealt into k folds (shuffled, seeded); on each fold the
+//! greedy starts and ceil(starts / k) random starts are solved on the other rows, and every
+//! training row is predicted by the fold's best-objective tree and by the fold's greedy
+//! trees kept as they are. The greedy tree of all the training rows is returned unless the
+//! optimized trees' squared errors are lower by more than one standard error of the paired
+//! differences ([`clearly_lower`]); otherwise the multistart's best objective is. Either
+//! way one line is added and selected: the returned tree's, carrying the folds' mean
+//! squared errors in `raw_status` and their iterations and seconds.
+//!
+//! Why: at depth 3 the optimized linear-leaf tree generalizes worse than the CART tree with
+//! refitted leaves on most splits of Boston and red wine (benches/README "S-ORRT Table 4").
+
+use super::super::engine::SplitSpec;
+use super::super::unit::{EngineData, UnitCarry};
+use super::super::{ExperimentConfig, SolveRecord};
+use super::multistart::{self, Ran};
+use super::nlp_regressor::{NlpRegressor, Prepared};
+use crate::data::{stratified_kfold, RegressionData};
+use crate::formulation::NlpRegressorFormulation;
+use crate::model::Regressor;
+use crate::nlp::NlpProblem;
+use crate::starts::{StartContext, StartKind};
+use crate::{Limit, Result, TerminationStatus, WarmStart};
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+use std::time::Instant;
+
+/// Mixed into a split's seed for the seed of its selection folds (as the classifiers').
+const FOLD_SEED: u64 = 0x005E_ED0F_F01D;
+
+/// What the folds found: per greedy start (by origin) and for the optimized trees, the
+/// squared error of every training row (in fold order) when held out, with the folds'
+/// iterations.
+struct FoldErrors {
+    optimized: Vec<f64>,
+    greedy: Vec<(&'static str, Vec<f64>)>,
+    iterations: u64,
+}
+
+impl<F> NlpRegressor<F>
+where
+    F: NlpRegressorFormulation + Send + Sync,
+    F::Problem: 'static,
+{
+    /// Whether the formulation asks for the choice and has a greedy start to choose.
+    pub(super) fn chooses(&self) -> bool {
+        self.0.selection_folds() >= 2 && self.0.greedy_start_count() > 0
+    }
+
+    /// The cross-validated choice (module comment) after the multistart `ran` on `split`'s
+    /// training rows (`prepared`); `ran` as it is where the formulation does not choose, no
+    /// start returned a usable tree, the unit was interrupted, or the training rows are
+    /// too few for the folds.
+    pub(super) fn select_by_cross_validation(
+        &self,
+        config: &ExperimentConfig,
+        data: &EngineData,
+        split: &SplitSpec,
+        carry: &UnitCarry<'_>,
+        prepared: &Prepared<F>,
+        mut ran: Ran<F::Model>,
+    ) -> Result<Ran<F::Model>> {
+        let f = &self.0;
+        let folds = f.selection_folds();
+        if !self.chooses() || ran.interrupted {
+            return Ok(ran);
+        }
+        let Some((best_start, _)) = ran.best.as_ref() else {
+            return Ok(ran);
+        };
+        let best_start = *best_start;
+        let d = data.regression(f.name())?;
+        // One "class": plain shuffled folds.
+        let Ok(dealt) =
+            stratified_kfold(&vec![0; split.train.len()], folds, split.seed ^ FOLD_SEED)
+        else {
+            return Ok(ran);
+        };
+        let started = Instant::now();
+        let Some(errors) = self.fold_errors(config, data, d, split, carry, &dealt)? else {
+            ran.interrupted = true;
+            return Ok(ran);
+        };
+        let kept = errors
+            .greedy
+            .iter()
+            .enumerate()
+            .filter(|(_, (_, e))| !clearly_lower(&errors.optimized, e))
+            .min_by(|a, b| mean(&a.1 .1).total_cmp(&mean(&b.1 .1)))
+            .map(|(g, _)| g);
+        let mses: Vec<String> =
+            std::iter::once(format!("optimized {:.6}", mean(&errors.optimized)))
+                .chain(
+                    errors
+                        .greedy
+                        .iter()
+                        .map(|(origin, e)| format!("{origin} {:.6}", mean(e))),
+                )
+                .collect();
+        let summary = format!(
+            "{folds}-fold selection, mean squared error on the held-out rows: {}",
+            mses.join(", ")
+        );
+        let seconds = started.elapsed().as_secs_f64();
+        let (record, model) = match kept {
+            Some(g) => {
+                let greedy = f.greedy_starts(&prepared.problem).swap_remove(g);
+                let point = f.greedy_kept(&prepared.problem, &greedy.point);
+                let model = self.model_at(prepared, data, d, &point);
+                let record = SolveRecord {
+                    status: TerminationStatus::FeasibleAtLimit(Limit::Other)
+                        .as_str()
+                        .to_string(),
+                    raw_status: format!(
+                        "{summary}: the {} tree kept as it is, the optimized one not better \
+                         by more than one standard error",
+                        greedy.origin
+                    ),
+                    objective: Some(prepared.problem.objective(&point)),
+                    iterations: errors.iterations,
+                    solve_seconds: seconds,
+                    backend_seconds: None,
+                    origin: Some(format!("selection ({})", greedy.origin)),
+                    ..ran.records[best_start].clone()
+                };
+                let (train, test) = (d.rows(&split.train), d.rows(&split.test));
+                (self.measured(record, &model, &train, &test), model)
+            }
+            None => {
+                let (_, model) = ran.best.take().expect("checked above");
+                let record = SolveRecord {
+                    raw_status: format!("{summary}: the optimized tree of start {best_start} kept"),
+                    iterations: errors.iterations,
+                    solve_seconds: seconds,
+                    backend_seconds: None,
+                    origin: Some("selection (optimized)".to_string()),
+                    ..ran.records[best_start].clone()
+                };
+                (record, model)
+            }
+        };
+        ran.records.push(SolveRecord {
+            start: ran.records.len(),
+            seed: None,
+            ..record
+        });
+        ran.best = Some((ran.records.len() - 1, model));
+        carry.progress.inc(1);
+        Ok(ran)
+    }
+
+    /// Solves the folds `dealt` (pairs of positions in `split.train`): per fold the greedy
+    /// starts and the first ceil(starts / k) seeded random starts on the fold's training
+    /// rows; the best objective's tree and the greedy trees predict the held-out rows.
+    /// `None` when a stop request came between solves.
+    fn fold_errors(
+        &self,
+        config: &ExperimentConfig,
+        data: &EngineData,
+        d: &RegressionData,
+        split: &SplitSpec,
+        carry: &UnitCarry<'_>,
+        dealt: &[(Vec<usize>, Vec<usize>)],
+    ) -> Result<Option<FoldErrors>> {
+        let f = &self.0;
+        let solver = config
+            .registry
+            .nlp_solver(&config.solver.name, &config.solver.options)?;
+        let random = config.multistart.starts.div_ceil(dealt.len());
+        let mut errors = FoldErrors {
+            optimized: Vec::new(),
+            greedy: Vec::new(),
+            iterations: 0,
+        };
+        let rows = |positions: &[usize]| -> Vec<usize> {
+            positions.iter().map(|&k| split.train[k]).collect()
+        };
+        for (k, (fit, held_out)) in dealt.iter().enumerate() {
+            let prepared = self.prepare(data, d, &rows(fit))?;
+            let problem = &prepared.problem;
+            let held_out = d.rows(&rows(held_out));
+            let squared = |m: &F::Model| -> Vec<f64> {
+                m.predict(&held_out.x)
+                    .iter()
+                    .zip(&held_out.y)
+                    .map(|(p, y)| (p - y) * (p - y))
+                    .collect()
+            };
+            let greedy = f.greedy_starts(problem);
+            let starts = greedy
+                .iter()
+                .map(|g| (g.point.clone(), StartKind::Greedy))
+                .chain((0..random).map(|s| {
+                    let seed = multistart::start_seed(config, split.id, s);
+                    let point = f.random_start(problem, &mut ChaCha8Rng::seed_from_u64(seed));
+                    (point, StartKind::Random)
+                }));
+            let mut best: Option<(f64, Vec<f64>)> = None;
+            for (x0, kind) in starts {
+                if (carry.stop)() {
+                    return Ok(None);
+                }
+                let options = config
+                    .solver
+                    .options
+                    .with_warm_start(Some(WarmStart::primal(x0)));
+                let context = StartContext {
+                    kind,
+                    incumbent: best.as_ref().map(|(b, _)| *b),
+                };
+                let result = f.solve_start(problem, &*solver, &options, context)?;
+                errors.iterations += result.iterations;
+                let usable =
+                    result.status.has_solution() && result.primal.len() == problem.num_variables();
+                if let (true, Some(objective)) = (usable, result.objective) {
+                    if best.as_ref().is_none_or(|(b, _)| objective < *b) {
+                        best = Some((objective, result.primal));
+                    }
+                }
+            }
+            // A fold without a usable tree counts its rows as infinitely badly predicted.
+            errors.optimized.extend(match &best {
+                Some((_, x)) => squared(&self.model_at(&prepared, data, d, x)),
+                None => vec![f64::INFINITY; held_out.y.len()],
+            });
+            for (g, start) in greedy.iter().enumerate() {
+                let kept = f.greedy_kept(problem, &start.point);
+                let model = self.model_at(&prepared, data, d, &kept);
+                if k == 0 {
+                    errors.greedy.push((start.origin, Vec::new()));
+                }
+                errors.greedy[g].1.extend(squared(&model));
+            }
+        }
+        Ok(Some(errors))
+    }
+}
+
+fn mean(v: &[f64]) -> f64 {
+    v.iter().sum::<f64>() / v.len().max(1) as f64
+}
+
+/// Whether the squared errors `a` are lower than `b` (the same rows) by more than one
+/// standard error of the mean paired difference: the one-standard-error rule, which keeps
+/// the simpler tree unless the more complex one is clearly better.
+fn clearly_lower(a: &[f64], b: &[f64]) -> bool {
+    let diff: Vec<f64> = a.iter().zip(b).map(|(x, y)| y - x).collect();
+    let n = diff.len() as f64;
+    if n < 2.0 || diff.iter().any(|v| !v.is_finite()) {
+        return false;
+    }
+    let m = mean(&diff);
+    let var = diff.iter().map(|v| (v - m) * (v - m)).sum::<f64>() / (n - 1.0);
+    m > (var / n).sqrt()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_optimized_tree_must_be_lower_by_more_than_one_standard_error() {
+        // The same errors: not lower.
+        assert!(!clearly_lower(&[1.0, 2.0, 3.0], &[1.0, 2.0, 3.0]));
+        // Lower on every row by the same amount: the difference has no spread.
+        assert!(clearly_lower(&[1.0, 2.0, 3.0], &[2.0, 3.0, 4.0]));
+        // Lower on average, but by less than the spread of the differences allows:
+        // differences 3, -1, -1, mean 1/3, standard error 4/3 / sqrt(3) = 0.77.
+        assert!(!clearly_lower(&[0.0, 2.0, 2.0], &[3.0, 1.0, 1.0]));
+        // Never the other way round, and a fold without a tree (infinite error) never wins.
+        assert!(!clearly_lower(&[2.0, 3.0, 4.0], &[1.0, 2.0, 3.0]));
+        assert!(!clearly_lower(&[f64::INFINITY, 0.0], &[1.0, 1.0]));
+    }
+}
