@@ -2,7 +2,8 @@
 //! each recorded, the best usable objective selected and its model saved; a stop request
 //! between solves abandons the unit. Also the starts of a multistart (the formulation's
 //! greedy starts, seeded random points, a saved model's point, or the points a warm path
-//! carries from the previous cell).
+//! carries from the previous cell), and what the cross-validated choices after a multistart
+//! share (`selection.rs`, `regression_selection.rs`): a fold's best start, the choice's line.
 
 use super::super::unit::{UnitCarry, UnitOut};
 use super::super::{ExperimentConfig, SolveRecord};
@@ -11,8 +12,8 @@ use crate::experiment::engine::SplitSpec;
 use crate::experiment::unit::EngineData;
 use crate::formulation::ModelFile;
 use crate::model::JsonValue;
-use crate::starts::{GreedyStart, StartKind};
-use crate::{GlassboxError, Result};
+use crate::starts::{GreedyStart, StartContext, StartKind};
+use crate::{GlassboxError, Result, WarmStart};
 use nalgebra::DMatrix;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -164,6 +165,136 @@ fn save_model<M: Serialize>(path: &Path, kind: &str, model: &M) -> Result<()> {
         std::fs::create_dir_all(dir).map_err(|e| GlassboxError::io(dir, e))?;
     }
     crate::model::save_json(path, kind, model)
+}
+
+/// Mixed into a split's seed for the seed of its selection folds (the cross-validated
+/// choices of `selection.rs` and `regression_selection.rs`), so that they are not the same
+/// draw as the split itself.
+pub(crate) const FOLD_SEED: u64 = 0x005E_ED0F_F01D;
+
+/// What [`best_of_fold`] found: the best usable objective's point (none if no start
+/// returned one) and the iterations of all the fold's solves.
+pub(crate) struct FoldBest {
+    pub point: Option<Vec<f64>>,
+    pub iterations: u64,
+}
+
+/// The starts of a cross-validation fold of the choice between an optimized and a greedy
+/// tree (`selection.rs`, `regression_selection.rs`): the `greedy` starts, then the first
+/// `random` seeded random starts of `split` (`random_start`), each solved by `solve` (the
+/// formulation's `solve_start` on the fold's problem of `n` variables); `None` when a stop
+/// request came between solves.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn best_of_fold(
+    config: &ExperimentConfig,
+    split: &SplitSpec,
+    carry: &UnitCarry<'_>,
+    n: usize,
+    greedy: &[GreedyStart],
+    random: usize,
+    random_start: impl Fn(&mut ChaCha8Rng) -> Vec<f64>,
+    mut solve: impl FnMut(&crate::SolveOptions, StartContext) -> Result<crate::SolveResult>,
+) -> Result<Option<FoldBest>> {
+    let starts = greedy
+        .iter()
+        .map(|g| (g.point.clone(), StartKind::Greedy))
+        .chain((0..random).map(|s| {
+            let seed = start_seed(config, split.id, s);
+            (
+                random_start(&mut ChaCha8Rng::seed_from_u64(seed)),
+                StartKind::Random,
+            )
+        }));
+    let mut best: Option<(f64, Vec<f64>)> = None;
+    let mut iterations = 0;
+    for (x0, kind) in starts {
+        if (carry.stop)() {
+            return Ok(None);
+        }
+        let options = config
+            .solver
+            .options
+            .with_warm_start(Some(WarmStart::primal(x0)));
+        let context = StartContext {
+            kind,
+            incumbent: best.as_ref().map(|(b, _)| *b),
+        };
+        let result = solve(&options, context)?;
+        iterations += result.iterations;
+        let usable = result.status.has_solution() && result.primal.len() == n;
+        if let (true, Some(objective)) = (usable, result.objective) {
+            if best.as_ref().is_none_or(|(b, _)| objective < *b) {
+                best = Some((objective, result.primal));
+            }
+        }
+    }
+    Ok(Some(FoldBest {
+        point: best.map(|(_, x)| x),
+        iterations,
+    }))
+}
+
+/// The line of a cross-validated choice that kept greedy tree `origin` as it is (its
+/// `objective` at the kept point), built on the best start's line `best`; `summary` says
+/// what the folds found, `iterations` and `seconds` are theirs.
+pub(crate) fn kept_greedy_line(
+    best: &SolveRecord,
+    summary: &str,
+    origin: &str,
+    objective: f64,
+    iterations: u64,
+    seconds: f64,
+) -> SolveRecord {
+    SolveRecord {
+        status: crate::TerminationStatus::FeasibleAtLimit(crate::Limit::Other)
+            .as_str()
+            .to_string(),
+        raw_status: format!(
+            "{summary}: the {origin} tree kept as it is, the optimized one not better by more \
+             than one standard error"
+        ),
+        objective: Some(objective),
+        iterations,
+        solve_seconds: seconds,
+        backend_seconds: None,
+        origin: Some(format!("selection ({origin})")),
+        ..best.clone()
+    }
+}
+
+/// The line of a cross-validated choice that kept the optimized tree of start
+/// `best_start` (whose line is `best`).
+pub(crate) fn kept_optimized_line(
+    best: &SolveRecord,
+    summary: &str,
+    best_start: usize,
+    iterations: u64,
+    seconds: f64,
+) -> SolveRecord {
+    SolveRecord {
+        raw_status: format!("{summary}: the optimized tree of start {best_start} kept"),
+        iterations,
+        solve_seconds: seconds,
+        backend_seconds: None,
+        origin: Some("selection (optimized)".to_string()),
+        ..best.clone()
+    }
+}
+
+/// Appends a choice's line to `ran` as the one to select, with its model.
+pub(crate) fn add_choice<M>(
+    ran: &mut Ran<M>,
+    record: SolveRecord,
+    model: M,
+    carry: &UnitCarry<'_>,
+) {
+    ran.records.push(SolveRecord {
+        start: ran.records.len(),
+        seed: None,
+        ..record
+    });
+    ran.best = Some((ran.records.len() - 1, model));
+    carry.progress.inc(1);
 }
 
 /// The seed of random start `s` of split `r`.

@@ -14,21 +14,15 @@
 
 use super::super::engine::SplitSpec;
 use super::super::unit::{EngineData, UnitCarry};
-use super::super::{ExperimentConfig, SolveRecord};
+use super::super::ExperimentConfig;
 use super::multistart::{self, Ran};
 use super::nlp_regressor::{NlpRegressor, Prepared};
 use crate::data::{stratified_kfold, RegressionData};
 use crate::formulation::NlpRegressorFormulation;
 use crate::model::Regressor;
 use crate::nlp::NlpProblem;
-use crate::starts::{StartContext, StartKind};
-use crate::{Limit, Result, TerminationStatus, WarmStart};
-use rand::SeedableRng;
-use rand_chacha::ChaCha8Rng;
+use crate::Result;
 use std::time::Instant;
-
-/// Mixed into a split's seed for the seed of its selection folds (as the classifiers').
-const FOLD_SEED: u64 = 0x005E_ED0F_F01D;
 
 /// What the folds found: per greedy start (by origin) and for the optimized trees, the
 /// squared error of every training row (in fold order) when held out, with the folds'
@@ -73,9 +67,11 @@ where
         let best_start = *best_start;
         let d = data.regression(f.name())?;
         // One "class": plain shuffled folds.
-        let Ok(dealt) =
-            stratified_kfold(&vec![0; split.train.len()], folds, split.seed ^ FOLD_SEED)
-        else {
+        let Ok(dealt) = stratified_kfold(
+            &vec![0; split.train.len()],
+            folds,
+            split.seed ^ multistart::FOLD_SEED,
+        ) else {
             return Ok(ran);
         };
         let started = Instant::now();
@@ -109,45 +105,30 @@ where
                 let greedy = f.greedy_starts(&prepared.problem).swap_remove(g);
                 let point = f.greedy_kept(&prepared.problem, &greedy.point);
                 let model = self.model_at(prepared, data, d, &point);
-                let record = SolveRecord {
-                    status: TerminationStatus::FeasibleAtLimit(Limit::Other)
-                        .as_str()
-                        .to_string(),
-                    raw_status: format!(
-                        "{summary}: the {} tree kept as it is, the optimized one not better \
-                         by more than one standard error",
-                        greedy.origin
-                    ),
-                    objective: Some(prepared.problem.objective(&point)),
-                    iterations: errors.iterations,
-                    solve_seconds: seconds,
-                    backend_seconds: None,
-                    origin: Some(format!("selection ({})", greedy.origin)),
-                    ..ran.records[best_start].clone()
-                };
+                let record = multistart::kept_greedy_line(
+                    &ran.records[best_start],
+                    &summary,
+                    greedy.origin,
+                    prepared.problem.objective(&point),
+                    errors.iterations,
+                    seconds,
+                );
                 let (train, test) = (d.rows(&split.train), d.rows(&split.test));
                 (self.measured(record, &model, &train, &test), model)
             }
             None => {
                 let (_, model) = ran.best.take().expect("checked above");
-                let record = SolveRecord {
-                    raw_status: format!("{summary}: the optimized tree of start {best_start} kept"),
-                    iterations: errors.iterations,
-                    solve_seconds: seconds,
-                    backend_seconds: None,
-                    origin: Some("selection (optimized)".to_string()),
-                    ..ran.records[best_start].clone()
-                };
+                let record = multistart::kept_optimized_line(
+                    &ran.records[best_start],
+                    &summary,
+                    best_start,
+                    errors.iterations,
+                    seconds,
+                );
                 (record, model)
             }
         };
-        ran.records.push(SolveRecord {
-            start: ran.records.len(),
-            seed: None,
-            ..record
-        });
-        ran.best = Some((ran.records.len() - 1, model));
-        carry.progress.inc(1);
+        multistart::add_choice(&mut ran, record, model, carry);
         Ok(ran)
     }
 
@@ -189,40 +170,23 @@ where
                     .collect()
             };
             let greedy = f.greedy_starts(problem);
-            let starts = greedy
-                .iter()
-                .map(|g| (g.point.clone(), StartKind::Greedy))
-                .chain((0..random).map(|s| {
-                    let seed = multistart::start_seed(config, split.id, s);
-                    let point = f.random_start(problem, &mut ChaCha8Rng::seed_from_u64(seed));
-                    (point, StartKind::Random)
-                }));
-            let mut best: Option<(f64, Vec<f64>)> = None;
-            for (x0, kind) in starts {
-                if (carry.stop)() {
-                    return Ok(None);
-                }
-                let options = config
-                    .solver
-                    .options
-                    .with_warm_start(Some(WarmStart::primal(x0)));
-                let context = StartContext {
-                    kind,
-                    incumbent: best.as_ref().map(|(b, _)| *b),
-                };
-                let result = f.solve_start(problem, &*solver, &options, context)?;
-                errors.iterations += result.iterations;
-                let usable =
-                    result.status.has_solution() && result.primal.len() == problem.num_variables();
-                if let (true, Some(objective)) = (usable, result.objective) {
-                    if best.as_ref().is_none_or(|(b, _)| objective < *b) {
-                        best = Some((objective, result.primal));
-                    }
-                }
-            }
+            let Some(best) = multistart::best_of_fold(
+                config,
+                split,
+                carry,
+                problem.num_variables(),
+                &greedy,
+                random,
+                |rng| f.random_start(problem, rng),
+                |options, context| f.solve_start(problem, &*solver, options, context),
+            )?
+            else {
+                return Ok(None);
+            };
+            errors.iterations += best.iterations;
             // A fold without a usable tree counts its rows as infinitely badly predicted.
-            errors.optimized.extend(match &best {
-                Some((_, x)) => squared(&self.model_at(&prepared, data, d, x)),
+            errors.optimized.extend(match &best.point {
+                Some(x) => squared(&self.model_at(&prepared, data, d, x)),
                 None => vec![f64::INFINITY; held_out.y.len()],
             });
             for (g, start) in greedy.iter().enumerate() {

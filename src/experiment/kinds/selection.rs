@@ -20,15 +20,8 @@ use crate::data::{stratified_kfold, ClassificationData};
 use crate::formulation::NlpClassifierFormulation;
 use crate::model::Classifier;
 use crate::nlp::NlpProblem;
-use crate::starts::{StartContext, StartKind};
-use crate::{Limit, Result, TerminationStatus, WarmStart};
-use rand::SeedableRng;
-use rand_chacha::ChaCha8Rng;
+use crate::Result;
 use std::time::Instant;
-
-/// Mixed into a split's seed for the seed of its selection folds, so that they are not the
-/// same draw as the split itself.
-const FOLD_SEED: u64 = 0x005E_ED0F_F01D;
 
 /// What the folds found: per greedy start (by origin) and for the optimized trees, which
 /// training rows (in fold order) they predict right, with the folds' solve time.
@@ -73,7 +66,7 @@ where
         let best_start = *best_start;
         let d = data.classification(f.name())?;
         let y: Vec<usize> = split.train.iter().map(|&i| d.y[i]).collect();
-        let Ok(dealt) = stratified_kfold(&y, folds, split.seed ^ FOLD_SEED) else {
+        let Ok(dealt) = stratified_kfold(&y, folds, split.seed ^ multistart::FOLD_SEED) else {
             return Ok(ran);
         };
         let started = Instant::now();
@@ -114,20 +107,15 @@ where
                     d.encoding.clone(),
                 );
                 let record = SolveRecord {
-                    status: TerminationStatus::FeasibleAtLimit(Limit::Other)
-                        .as_str()
-                        .to_string(),
-                    raw_status: format!(
-                        "{summary}: the {} tree kept as it is, the optimized one not better \
-                         by more than one standard error",
-                        greedy.origin
-                    ),
-                    objective: Some(prepared.problem.objective(&greedy.point)),
-                    iterations: votes.iterations,
-                    solve_seconds: seconds,
-                    origin: Some(format!("selection ({})", greedy.origin)),
                     validation_accuracy: Some(share(&votes.greedy[g].1)),
-                    ..ran.records[best_start].clone()
+                    ..multistart::kept_greedy_line(
+                        &ran.records[best_start],
+                        &summary,
+                        greedy.origin,
+                        prepared.problem.objective(&greedy.point),
+                        votes.iterations,
+                        seconds,
+                    )
                 };
                 let train = d.rows(&split.train);
                 let test = d.rows(&split.test);
@@ -136,24 +124,19 @@ where
             None => {
                 let (_, model) = ran.best.take().expect("checked above");
                 let record = SolveRecord {
-                    raw_status: format!("{summary}: the optimized tree of start {best_start} kept"),
-                    iterations: votes.iterations,
-                    solve_seconds: seconds,
-                    backend_seconds: None,
-                    origin: Some("selection (optimized)".to_string()),
                     validation_accuracy: Some(optimized),
-                    ..ran.records[best_start].clone()
+                    ..multistart::kept_optimized_line(
+                        &ran.records[best_start],
+                        &summary,
+                        best_start,
+                        votes.iterations,
+                        seconds,
+                    )
                 };
                 (record, model)
             }
         };
-        ran.records.push(SolveRecord {
-            start: ran.records.len(),
-            seed: None,
-            ..record
-        });
-        ran.best = Some((ran.records.len() - 1, model));
-        carry.progress.inc(1);
+        multistart::add_choice(&mut ran, record, model, carry);
         Ok(ran)
     }
 
@@ -195,40 +178,23 @@ where
                     .collect()
             };
             let greedy = f.greedy_starts(problem);
-            let starts = greedy
-                .iter()
-                .map(|g| (g.point.clone(), StartKind::Greedy))
-                .chain((0..random).map(|s| {
-                    let seed = multistart::start_seed(config, split.id, s);
-                    let point = f.random_start(problem, &mut ChaCha8Rng::seed_from_u64(seed));
-                    (point, StartKind::Random)
-                }));
-            let mut best: Option<(f64, Vec<f64>)> = None;
-            for (x0, kind) in starts {
-                if (carry.stop)() {
-                    return Ok(None);
-                }
-                let options = config
-                    .solver
-                    .options
-                    .with_warm_start(Some(WarmStart::primal(x0)));
-                let context = StartContext {
-                    kind,
-                    incumbent: best.as_ref().map(|(b, _)| *b),
-                };
-                let result = f.solve_start(problem, &*solver, &options, context)?;
-                votes.iterations += result.iterations;
-                let usable =
-                    result.status.has_solution() && result.primal.len() == problem.num_variables();
-                if let (true, Some(objective)) = (usable, result.objective) {
-                    if best.as_ref().is_none_or(|(b, _)| objective < *b) {
-                        best = Some((objective, result.primal));
-                    }
-                }
-            }
+            let Some(best) = multistart::best_of_fold(
+                config,
+                split,
+                carry,
+                problem.num_variables(),
+                &greedy,
+                random,
+                |rng| f.random_start(problem, rng),
+                |options, context| f.solve_start(problem, &*solver, options, context),
+            )?
+            else {
+                return Ok(None);
+            };
+            votes.iterations += best.iterations;
             // A fold without a usable tree counts its rows as missed by the optimized one.
-            votes.optimized.extend(match &best {
-                Some((_, x)) => right(&self.model_at(&prepared, d, x)),
+            votes.optimized.extend(match &best.point {
+                Some(x) => right(&self.model_at(&prepared, d, x)),
                 None => vec![false; held_out.y.len()],
             });
             for (g, start) in greedy.iter().enumerate() {
