@@ -192,8 +192,8 @@ pub fn run_cut_down_example(example: &str, solver: &str) {
     assert_eq!(config.solver.name, solver);
     let dir = tempfile::tempdir().unwrap();
     let run = glassbox::experiment::run(&config, dir.path(), false, false).unwrap();
-    // The two random starts and the CART start.
-    assert_eq!(run.records.len(), 3);
+    // The CART start, the two random starts and the cross-validated choice's line.
+    assert_eq!(run.records.len(), 4);
     for r in &run.records {
         let record = serde_json::to_value(r).unwrap();
         assert_eq!(record["solver"], solver);
