@@ -224,9 +224,7 @@ fn refit(
         refit.raw_status
     );
     // The multipliers belong to the relaxed problem.
-    refit.constraint_multipliers = None;
-    refit.lower_bound_multipliers = None;
-    refit.upper_bound_multipliers = None;
+    refit.clear_multipliers();
     Ok(refit)
 }
 
@@ -343,9 +341,7 @@ fn read_at_target(
         TerminationStatus::NoSolutionAtLimit(limit)
     };
     // The multipliers belong to another problem.
-    result.constraint_multipliers = None;
-    result.lower_bound_multipliers = None;
-    result.upper_bound_multipliers = None;
+    result.clear_multipliers();
     finish(result, iterations, started, trail)
 }
 

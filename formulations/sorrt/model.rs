@@ -167,10 +167,10 @@ impl SorrtModel {
     /// with respect to each scaled feature (N x p); zero on a row whose prediction is
     /// clipped (it does not move with the features there).
     pub fn explain_scaled(&self, xs: &DMatrix<f64>) -> DMatrix<f64> {
-        let mut gradient = feature_gradient(xs, &self.a, &self.mu, self.gamma, &self.shape());
+        let ev = evaluate(xs, &self.a, &self.mu, self.gamma, &self.shape());
+        let mut gradient = feature_gradient(&ev, &self.a, self.gamma, &self.shape());
         if let Some((lo, hi)) = self.prediction_range {
-            let phi = evaluate(xs, &self.a, &self.mu, self.gamma, &self.shape()).phi;
-            for (i, v) in phi.iter().enumerate() {
+            for (i, v) in ev.phi.iter().enumerate() {
                 if *v < lo || *v > hi {
                     gradient.row_mut(i).fill(0.0);
                 }

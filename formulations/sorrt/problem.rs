@@ -304,16 +304,15 @@ pub(crate) fn derivatives(ev: &TreeEval, gamma: f64, shape: &TreeShape) -> TreeD
 
 /// The gradient of the prediction with respect to the scaled features of every row
 /// (N x p): `sum_l P_l a_.l + sum_t dphi/dz_t a_.t / p`, the local explanation (7).
+/// `ev` is the tree's evaluation on those rows ([`evaluate`]).
 pub(crate) fn feature_gradient(
-    x: &DMatrix<f64>,
+    ev: &TreeEval,
     a: &DMatrix<f64>,
-    mu: &[f64],
     gamma: f64,
     shape: &TreeShape,
 ) -> DMatrix<f64> {
-    let ev = evaluate(x, a, mu, gamma, shape);
-    let dv = derivatives(&ev, gamma, shape);
-    let (n, p) = (x.nrows(), x.ncols());
+    let dv = derivatives(ev, gamma, shape);
+    let (n, p) = (ev.reach.nrows(), a.nrows());
     let branches = shape.num_branches();
     let a_branch = a.columns(0, branches);
     let a_leaf = a.columns(branches, shape.num_leaves());

@@ -156,6 +156,14 @@ impl SolveResult {
         }
     }
 
+    /// Drops the multipliers: for a result whose point was moved after the solve, or that
+    /// stands for another problem than the one solved, they no longer belong to its point.
+    pub fn clear_multipliers(&mut self) {
+        self.constraint_multipliers = None;
+        self.lower_bound_multipliers = None;
+        self.upper_bound_multipliers = None;
+    }
+
     /// The warm start that continues from this result (primal point and multipliers).
     pub fn warm_start(&self) -> crate::WarmStart {
         crate::WarmStart {
