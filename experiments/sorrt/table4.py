@@ -102,6 +102,7 @@ def run(args):
                         "test_r2": r2(Y[te], est.predict(X[te])),
                         "train_r2": r2(Y[tr], est.predict(X[tr])),
                         "ols_r2": ols(X, Y, tr, te), "seconds": seconds, "starts": args.starts,
+                        "raw_status": est.solve_result_.get("raw_status"),
                     }
                     with open(path, "a") as f:
                         f.write(json.dumps(row) + "\n")
