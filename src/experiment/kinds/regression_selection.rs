@@ -1,8 +1,8 @@
 //! The cross-validated choice for the NLP regressors (S-ORRT's `selection_folds`, README
 //! "S-ORRT's leaves"), the regression counterpart of `selection.rs`: after a split's
 //! multistart, the training rows are dealt into k folds (shuffled, seeded); on each fold the
-//! greedy starts, the multistart's best point and ceil(starts / k) random starts are solved
-//! on the other rows, and every training row is predicted by the fold's best-objective tree
+//! greedy starts, the multistart's best point and ceil(starts / k) - 1 random starts are
+//! solved on the other rows, and every training row is predicted by the fold's best-objective tree
 //! and by the fold's greedy trees kept as they are. The greedy tree of all the training
 //! rows is returned unless the optimized trees' squared errors are lower by more than one
 //! standard error of the paired differences ([`clearly_lower`]); otherwise the multistart's
@@ -13,13 +13,15 @@
 //! Why: at depth 3 the optimized linear-leaf tree generalizes worse than the CART tree with
 //! refitted leaves on most splits of Boston and red wine (benches/README "S-ORRT Table 4").
 //!
-//! Why the best point starts each fold: the tree returned is the best of 1 + starts solves,
-//! a fold's tree would otherwise be the best of 1 + ceil(starts / k), often in a poorer
-//! basin, and the folds then judged a tree other than the one returned (on red wine at
-//! D = 2 the folds preferred CART on 10 of 10 splits; from the best point, on 9, and the
-//! mean test R^2 rose from 0.355 to 0.362 at D = 2 and from 0.350 to 0.362 at D = 1). The
-//! point has seen the held-out rows, so a fold's tree from it is somewhat optimistic; the
-//! one-standard-error margin is what the optimized tree must beat.
+//! Why the best point starts each fold (in place of one of its random starts): the tree
+//! returned is the best of 1 + starts solves, while a fold's tree would otherwise be the
+//! best of 1 + ceil(starts / k), often in a poorer basin, and the folds judged another tree
+//! than the one returned (red wine, D = 2, numpy's splits of benches/README "S-ORRT's
+//! choice": the folds preferred CART on 10 of 10 splits where the test rows preferred the
+//! optimized tree on average; from the best point mean test R^2 rose from 0.355 to 0.362 at
+//! D = 2 and from 0.350 to 0.359 at D = 1, at fewer iterations). The point has seen the
+//! held-out rows, so a fold's tree from it is somewhat optimistic; the one-standard-error
+//! margin is what the optimized tree must beat.
 
 use super::super::engine::SplitSpec;
 use super::super::unit::{EngineData, UnitCarry};
@@ -150,7 +152,7 @@ where
 
     /// Solves the folds `dealt` (pairs of positions in `split.train`): per fold the greedy
     /// starts, the multistart's best point `incumbent` (module comment) and the first
-    /// ceil(starts / k) seeded random starts on the fold's training rows; the best
+    /// ceil(starts / k) - 1 seeded random starts on the fold's training rows; the best
     /// objective's tree and the greedy trees predict the held-out rows. `None` when a stop
     /// request came between solves.
     #[allow(clippy::too_many_arguments)]
