@@ -2,13 +2,13 @@
 //! "S-ORRT's leaves"), the regression counterpart of `selection.rs`: after a split's
 //! multistart, the training rows are dealt into k folds (shuffled, seeded); on each fold the
 //! greedy starts, the multistart's best point and ceil(starts / k) - 1 random starts are
-//! solved on the other rows, and every training row is predicted by the fold's best-objective tree
-//! and by the fold's greedy trees kept as they are. The greedy tree of all the training
-//! rows is returned unless the optimized trees' squared errors are lower by more than one
-//! standard error of the paired differences ([`clearly_lower`]); otherwise the multistart's
-//! best objective is. Either way one line is added and selected: the returned tree's,
-//! carrying the folds' mean squared errors and the paired difference with its standard
-//! error in `raw_status`, and the folds' iterations and seconds.
+//! solved on the other rows, and every training row is predicted by the fold's
+//! best-objective tree and by the fold's greedy trees kept as they are. The greedy tree of
+//! all the training rows is returned unless the optimized trees' squared errors are lower
+//! by more than one standard error of the paired differences ([`clearly_lower`]); otherwise
+//! the multistart's best objective is. Either way one line is added and selected: the
+//! returned tree's, carrying the folds' mean squared errors and the paired difference with
+//! its standard error in `raw_status`, and the folds' iterations and seconds.
 //!
 //! Why: at depth 3 the optimized linear-leaf tree generalizes worse than the CART tree with
 //! refitted leaves on most splits of Boston and red wine (benches/README "S-ORRT Table 4").
@@ -112,8 +112,9 @@ where
         let (difference, standard_error) =
             paired_difference(&errors.optimized, &errors.greedy[0].1);
         let summary = format!(
-            "{folds}-fold selection, mean squared error on the held-out rows: {}; the optimized \
-             tree lower than the {} tree by {difference:.6} (one standard error {standard_error:.6})",
+            "{folds}-fold selection, mean squared error on the held-out rows: {}; the \
+             optimized tree lower than the {} tree by {difference:.6} (one standard error \
+             {standard_error:.6})",
             mses.join(", "),
             errors.greedy[0].0
         );
