@@ -93,30 +93,32 @@ where
             ran.interrupted = true;
             return Ok(ran);
         };
-        let kept = errors
+        // Per greedy start, the optimized trees' gain over it (computed once: it decides and
+        // it is reported).
+        let gains: Vec<(f64, f64)> = errors
             .greedy
             .iter()
-            .enumerate()
-            .filter(|(_, (_, e))| !clearly_lower(&errors.optimized, e))
-            .min_by(|a, b| mean(&a.1 .1).total_cmp(&mean(&b.1 .1)))
-            .map(|(g, _)| g);
+            .map(|(_, e)| paired_difference(&errors.optimized, e))
+            .collect();
+        let rows = errors.optimized.len();
+        let kept = (0..errors.greedy.len())
+            .filter(|&g| !clearly_lower(gains[g], rows))
+            .min_by(|&a, &b| mean(&errors.greedy[a].1).total_cmp(&mean(&errors.greedy[b].1)));
         let mses: Vec<String> =
             std::iter::once(format!("optimized {:.6}", mean(&errors.optimized)))
-                .chain(
-                    errors
-                        .greedy
-                        .iter()
-                        .map(|(origin, e)| format!("{origin} {:.6}", mean(e))),
-                )
+                .chain(errors.greedy.iter().zip(&gains).map(
+                    |((origin, e), (difference, standard_error))| {
+                        format!(
+                            "{origin} {:.6} (the optimized tree lower by {difference:.6}, \
+                             one standard error {standard_error:.6})",
+                            mean(e)
+                        )
+                    },
+                ))
                 .collect();
-        let (difference, standard_error) =
-            paired_difference(&errors.optimized, &errors.greedy[0].1);
         let summary = format!(
-            "{folds}-fold selection, mean squared error on the held-out rows: {}; the \
-             optimized tree lower than the {} tree by {difference:.6} (one standard error \
-             {standard_error:.6})",
-            mses.join(", "),
-            errors.greedy[0].0
+            "{folds}-fold selection, mean squared error on the held-out rows: {}",
+            mses.join(", ")
         );
         let seconds = started.elapsed().as_secs_f64();
         let (record, model) = match kept {
@@ -196,10 +198,11 @@ where
                     .map(|(p, y)| (p - y) * (p - y))
                     .collect()
             };
-            let greedy = f.greedy_starts(problem);
-            // Solved like a greedy start (no gamma continuation: it is a solution already).
-            let mut fold_starts = greedy.clone();
-            fold_starts.push(GreedyStart {
+            // The greedy starts, then the best point, solved like them (no gamma
+            // continuation: it is a solution already); only the greedy ones are also kept.
+            let mut starts = f.greedy_starts(problem);
+            let greedy = starts.len();
+            starts.push(GreedyStart {
                 origin: "best start",
                 point: incumbent.to_vec(),
             });
@@ -208,7 +211,7 @@ where
                 split,
                 carry,
                 problem.num_variables(),
-                &fold_starts,
+                &starts,
                 random,
                 |rng| f.random_start(problem, rng),
                 |options, context| f.solve_start(problem, &*solver, options, context),
@@ -222,7 +225,7 @@ where
                 Some(x) => squared(&self.model_at(&prepared, data, d, x)),
                 None => vec![f64::INFINITY; held_out.y.len()],
             });
-            for (g, start) in greedy.iter().enumerate() {
+            for (g, start) in starts[..greedy].iter().enumerate() {
                 let kept = f.greedy_kept(problem, &start.point);
                 let model = self.model_at(&prepared, data, d, &kept);
                 if k == 0 {
@@ -250,31 +253,35 @@ fn paired_difference(a: &[f64], b: &[f64]) -> (f64, f64) {
     (m, (var / n).sqrt())
 }
 
-/// Whether the squared errors `a` are lower than `b` (the same rows) by more than one
-/// standard error of the mean paired difference: the one-standard-error rule, which keeps
-/// the simpler tree unless the more complex one is clearly better.
-fn clearly_lower(a: &[f64], b: &[f64]) -> bool {
-    let (difference, standard_error) = paired_difference(a, b);
-    a.len() >= 2 && standard_error.is_finite() && difference > standard_error
+/// Whether squared errors lower than others on `rows` rows by `(difference,
+/// standard_error)` ([`paired_difference`]) are lower by more than one standard error: the
+/// one-standard-error rule, which keeps the simpler tree unless the more complex one is
+/// clearly better.
+fn clearly_lower((difference, standard_error): (f64, f64), rows: usize) -> bool {
+    rows >= 2 && standard_error.is_finite() && difference > standard_error
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    fn lower(a: &[f64], b: &[f64]) -> bool {
+        clearly_lower(paired_difference(a, b), a.len())
+    }
+
     #[test]
     fn the_optimized_tree_must_be_lower_by_more_than_one_standard_error() {
         // The same errors: not lower.
-        assert!(!clearly_lower(&[1.0, 2.0, 3.0], &[1.0, 2.0, 3.0]));
+        assert!(!lower(&[1.0, 2.0, 3.0], &[1.0, 2.0, 3.0]));
         // Lower on every row by the same amount: the difference has no spread.
-        assert!(clearly_lower(&[1.0, 2.0, 3.0], &[2.0, 3.0, 4.0]));
+        assert!(lower(&[1.0, 2.0, 3.0], &[2.0, 3.0, 4.0]));
         // Lower on average, but by less than the spread of the differences allows:
-        // differences 3, -1, -1, mean 1/3, standard error 4/3 / sqrt(3) = 0.77.
-        assert!(!clearly_lower(&[0.0, 2.0, 2.0], &[3.0, 1.0, 1.0]));
+        // differences 3, -1, -1, mean 1/3, standard error 4/3 (the test below).
+        assert!(!lower(&[0.0, 2.0, 2.0], &[3.0, 1.0, 1.0]));
         // Never the other way round, and a fold without a tree (infinite error) never wins.
-        assert!(!clearly_lower(&[2.0, 3.0, 4.0], &[1.0, 2.0, 3.0]));
-        assert!(!clearly_lower(&[f64::INFINITY, 0.0], &[1.0, 1.0]));
-        assert!(!clearly_lower(&[0.0], &[5.0]));
+        assert!(!lower(&[2.0, 3.0, 4.0], &[1.0, 2.0, 3.0]));
+        assert!(!lower(&[f64::INFINITY, 0.0], &[1.0, 1.0]));
+        assert!(!lower(&[0.0], &[5.0]));
     }
 
     #[test]
