@@ -1,13 +1,20 @@
 //! The cross-validated choice between a randomized tree's optimized tree and its greedy
 //! start (S-ORCT's and l0tree's `selection_folds`, README "Never worse than CART"): after a
 //! split's multistart, the training rows are dealt into k stratified folds; on each fold the
-//! greedy starts and a share of the random starts are solved on the other rows, and every
-//! training row is predicted by the fold's best-objective tree and by the fold's greedy trees
-//! kept as they are. The greedy (simpler, axis-aligned) tree of all the training rows is
+//! greedy starts, the multistart's best point and ceil(starts / k) - 1 random starts are
+//! solved on the other rows, and every training row is predicted by the fold's
+//! best-objective tree and by the fold's greedy trees kept as they are. The greedy (simpler, axis-aligned) tree of all the training rows is
 //! returned unless the optimized trees are more accurate by more than one standard error
 //! ([`clearly_better`]); otherwise the multistart's best objective is. Either way one line
 //! is added and selected: the returned tree's, carrying the folds' accuracies and their
 //! seconds.
+//!
+//! Why the best point starts each fold (in place of one of its random starts), as in
+//! S-ORRT's choice (`regression_selection.rs`): the tree returned is the best of 1 + starts
+//! solves, a fold's tree would otherwise be the best of 1 + ceil(starts / k), often in a
+//! poorer basin, so the folds judged another tree than the one returned. The point has seen
+//! the held-out rows, so a fold's tree from it is somewhat optimistic; the
+//! one-standard-error margin is what the optimized tree must beat.
 //!
 //! Depends on the NLP classifiers' kind (`nlp_classifier.rs`) and the multistart runner.
 
@@ -20,6 +27,7 @@ use crate::data::{stratified_kfold, ClassificationData};
 use crate::formulation::NlpClassifierFormulation;
 use crate::model::Classifier;
 use crate::nlp::NlpProblem;
+use crate::starts::GreedyStart;
 use crate::Result;
 use std::time::Instant;
 
@@ -70,7 +78,8 @@ where
             return Ok(ran);
         };
         let started = Instant::now();
-        let Some(votes) = self.fold_votes(config, d, split, carry, &dealt)? else {
+        let incumbent = &ran.points[best_start];
+        let Some(votes) = self.fold_votes(config, d, split, carry, &dealt, incumbent)? else {
             ran.interrupted = true;
             return Ok(ran);
         };
@@ -141,9 +150,11 @@ where
     }
 
     /// Solves the folds `dealt` (pairs of positions in `split.train`): per fold the greedy
-    /// starts and the first ceil(starts / k) seeded random starts on the fold's training
-    /// rows, the best objective's tree and the greedy trees predicting the held-out rows.
-    /// `None` when a stop request came between solves.
+    /// starts, the multistart's best point `incumbent` (module comment) and the first
+    /// ceil(starts / k) - 1 seeded random starts on the fold's training rows; the best
+    /// objective's tree and the greedy trees predict the held-out rows. `None` when a stop
+    /// request came between solves.
+    #[allow(clippy::too_many_arguments)]
     fn fold_votes(
         &self,
         config: &ExperimentConfig,
@@ -151,12 +162,18 @@ where
         split: &SplitSpec,
         carry: &UnitCarry<'_>,
         dealt: &[(Vec<usize>, Vec<usize>)],
+        incumbent: &[f64],
     ) -> Result<Option<FoldVotes>> {
         let f = &self.0;
         let solver = config
             .registry
             .nlp_solver(&config.solver.name, &config.solver.options)?;
-        let random = config.multistart.starts.div_ceil(dealt.len());
+        // The best point takes the place of one random start, so the folds cost no more.
+        let random = config
+            .multistart
+            .starts
+            .div_ceil(dealt.len())
+            .saturating_sub(1);
         let mut votes = FoldVotes {
             optimized: Vec::new(),
             greedy: Vec::new(),
@@ -177,13 +194,20 @@ where
                     .map(|(p, y)| p == y)
                     .collect()
             };
-            let greedy = f.greedy_starts(problem);
+            // The greedy starts, then the best point, solved like them (no gamma
+            // continuation: it is a solution already); only the greedy ones are also kept.
+            let mut starts = f.greedy_starts(problem);
+            let greedy = starts.len();
+            starts.push(GreedyStart {
+                origin: "best start",
+                point: incumbent.to_vec(),
+            });
             let Some(best) = multistart::best_of_fold(
                 config,
                 split,
                 carry,
                 problem.num_variables(),
-                &greedy,
+                &starts,
                 random,
                 |rng| f.random_start(problem, rng),
                 |options, context| f.solve_start(problem, &*solver, options, context),
@@ -197,7 +221,7 @@ where
                 Some(x) => right(&self.model_at(&prepared, d, x)),
                 None => vec![false; held_out.y.len()],
             });
-            for (g, start) in greedy.iter().enumerate() {
+            for (g, start) in starts[..greedy].iter().enumerate() {
                 let model = f.greedy_model(
                     problem,
                     &start.point,
