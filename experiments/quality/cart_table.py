@@ -25,6 +25,13 @@ usage:
   cart_table.py table --out DIR [--variants ...]       # markdown table on stdout
   cart_table.py paper_rows --out DIR [--variants ...]  # the S-ORCT paper's lambda = 0 rows
 
+`table` and `paper_rows` read any folder under OUT as a variant, so two binaries compare by
+running `default` with each into its own OUT and linking one's `default` folder into the
+other's under another name (benches/README "The folds start from the multistart's best
+point": `before`). Columns: mean test accuracy, the difference to CART with the standard
+error of the ten paired differences, the median seconds and IPOPT iterations per split
+(every line of the split, the choice's folds included).
+
 Each (variant, data set, depth) is one config on the experiment engine (resumable: an
 interrupted cell continues where it stopped when `run` is repeated). `--shard i/n` runs
 every n-th cell, for separate processes (IPOPT solves one problem at a time per process).
@@ -108,7 +115,7 @@ def load(out, variant, dataset, depth):
         return None
     recs = [json.loads(l) for l in open(path)]
     splits = sorted({r["split"] for r in recs})
-    acc, secs, gamma = [], [], []
+    acc, secs, iters, gamma = [], [], [], []
     for s in splits:
         of = [r for r in recs if r["split"] == s]
         sel = [r for r in of if r.get("selected")]
@@ -118,10 +125,11 @@ def load(out, variant, dataset, depth):
             continue
         acc.append(sel[0]["test_accuracy"])
         secs.append(sum(r["solve_seconds"] for r in of))
+        iters.append(sum(r.get("iterations") or 0 for r in of))
         gamma.append(sel[0].get("gamma"))
     # splits where the cross-validated choice kept CART's tree
     kept = sum(1 for r in recs if r.get("selected") and r.get("origin") == "selection (cart)")
-    return {"acc": acc, "secs": secs, "gamma": gamma, "cart_kept": kept}
+    return {"acc": acc, "secs": secs, "iters": iters, "gamma": gamma, "cart_kept": kept}
 
 
 def paired_se(a, b):
@@ -136,6 +144,7 @@ def table(args):
     head = ["data set", "D", "CART"] + ["S-ORCT %s" % v for v in sorct]
     head += ["%s - CART (pp) +- SE" % v for v in sorct]
     head += ["s/split %s" % v for v in sorct]
+    head += ["iterations/split %s" % v for v in sorct]
     head += ["CART kept (default)", "gamma (default)", "splits"]
     print("| " + " | ".join(head) + " |")
     print("|" + "---|" * len(head))
@@ -164,6 +173,7 @@ def table(args):
                 else:
                     row.append("")
             row += ["%.1f" % statistics.median(res[v]["secs"][:n]) if res[v] else "" for v in sorct]
+            row += ["%d" % statistics.median(res[v]["iters"][:n]) if res[v] else "" for v in sorct]
             g = res.get("default")
             row.append("%d of %d" % (g["cart_kept"], n) if g else "")
             row.append("%g" % statistics.median(g["gamma"][:n]) if g and g["gamma"][0] else "")
