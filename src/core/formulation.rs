@@ -153,9 +153,9 @@ pub trait NlpClassifierFormulation {
     /// objective and the greedy starts kept as they are (0 by default: the best objective
     /// is returned, as the papers do). With k >= 2 the runner solves, on each of k
     /// stratified folds of the training rows, the greedy starts, the multistart's best
-    /// point and ceil(starts / k) - 1 random ones, and returns the greedy tree of all the training rows ([`Self::greedy_model`])
-    /// unless the folds' optimized trees are more accurate than it by more than one
-    /// standard error (README "Never worse than CART").
+    /// point and ceil(starts / k) - 1 random ones, and returns the greedy tree of all the
+    /// training rows ([`Self::greedy_model`]) unless the folds' optimized trees are more
+    /// accurate than it by more than one standard error (README "Never worse than CART").
     fn selection_folds(&self) -> usize {
         0
     }

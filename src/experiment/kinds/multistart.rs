@@ -179,25 +179,37 @@ pub(crate) struct FoldBest {
     pub iterations: u64,
 }
 
-/// The starts of a cross-validation fold of the choice between an optimized and a greedy
-/// tree (`selection.rs`, `regression_selection.rs`): the `greedy` starts, then the first
-/// `random` seeded random starts of `split` (`random_start`), each solved by `solve` (the
-/// formulation's `solve_start` on the fold's problem of `n` variables); `None` when a stop
-/// request came between solves.
+/// The starts of one of `folds` cross-validation folds of the choice between an optimized
+/// and a greedy tree (`selection.rs`, `regression_selection.rs`): the `greedy` starts, then
+/// the multistart's best point `incumbent`, solved like them (no gamma continuation: it is
+/// a solution already), then the first ceil(starts / folds) - 1 seeded random starts of
+/// `split` (`random_start`; the best point takes the place of one, so the folds cost no
+/// more), each solved by `solve` (the formulation's `solve_start` on the fold's problem of
+/// `n` variables); `None` when a stop request came between solves.
+///
+/// Why the best point: the tree a split returns is the best of 1 + starts solves, a fold's
+/// would otherwise be the best of 1 + ceil(starts / folds), often in a poorer basin, and
+/// the folds judged another tree than the one returned (benches/README "The folds start
+/// from the multistart's best point", "S-ORRT's choice"). The point has seen the held-out
+/// rows, so a fold's tree from it is somewhat optimistic; the choices' one-standard-error
+/// margin is what the optimized tree must beat.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn best_of_fold(
     config: &ExperimentConfig,
     split: &SplitSpec,
     carry: &UnitCarry<'_>,
     n: usize,
+    folds: usize,
     greedy: &[GreedyStart],
-    random: usize,
+    incumbent: &[f64],
     random_start: impl Fn(&mut ChaCha8Rng) -> Vec<f64>,
     mut solve: impl FnMut(&crate::SolveOptions, StartContext) -> Result<crate::SolveResult>,
 ) -> Result<Option<FoldBest>> {
+    let random = config.multistart.starts.div_ceil(folds).saturating_sub(1);
     let starts = greedy
         .iter()
         .map(|g| (g.point.clone(), StartKind::Greedy))
+        .chain(std::iter::once((incumbent.to_vec(), StartKind::Greedy)))
         .chain((0..random).map(|s| {
             let seed = start_seed(config, split.id, s);
             (

@@ -32,7 +32,6 @@ use crate::data::{stratified_kfold, RegressionData};
 use crate::formulation::NlpRegressorFormulation;
 use crate::model::Regressor;
 use crate::nlp::NlpProblem;
-use crate::starts::GreedyStart;
 use crate::Result;
 use std::time::Instant;
 
@@ -154,7 +153,8 @@ where
     }
 
     /// Solves the folds `dealt` (pairs of positions in `split.train`): per fold the greedy
-    /// starts, the multistart's best point `incumbent` (module comment) and the first
+    /// starts, the multistart's best point `incumbent` (module comment,
+    /// `multistart::best_of_fold`) and the first
     /// ceil(starts / k) - 1 seeded random starts on the fold's training rows; the best
     /// objective's tree and the greedy trees predict the held-out rows. `None` when a stop
     /// request came between solves.
@@ -173,12 +173,6 @@ where
         let solver = config
             .registry
             .nlp_solver(&config.solver.name, &config.solver.options)?;
-        // The best point takes the place of one random start, so the folds cost no more.
-        let random = config
-            .multistart
-            .starts
-            .div_ceil(dealt.len())
-            .saturating_sub(1);
         let mut errors = FoldErrors {
             optimized: Vec::new(),
             greedy: Vec::new(),
@@ -198,21 +192,15 @@ where
                     .map(|(p, y)| (p - y) * (p - y))
                     .collect()
             };
-            // The greedy starts, then the best point, solved like them (no gamma
-            // continuation: it is a solution already); only the greedy ones are also kept.
-            let mut starts = f.greedy_starts(problem);
-            let greedy = starts.len();
-            starts.push(GreedyStart {
-                origin: "best start",
-                point: incumbent.to_vec(),
-            });
+            let greedy = f.greedy_starts(problem);
             let Some(best) = multistart::best_of_fold(
                 config,
                 split,
                 carry,
                 problem.num_variables(),
-                &starts,
-                random,
+                dealt.len(),
+                &greedy,
+                incumbent,
                 |rng| f.random_start(problem, rng),
                 |options, context| f.solve_start(problem, &*solver, options, context),
             )?
@@ -225,7 +213,7 @@ where
                 Some(x) => squared(&self.model_at(&prepared, data, d, x)),
                 None => vec![f64::INFINITY; held_out.y.len()],
             });
-            for (g, start) in starts[..greedy].iter().enumerate() {
+            for (g, start) in greedy.iter().enumerate() {
                 let kept = f.greedy_kept(problem, &start.point);
                 let model = self.model_at(&prepared, data, d, &kept);
                 if k == 0 {

@@ -3,18 +3,13 @@
 //! split's multistart, the training rows are dealt into k stratified folds; on each fold the
 //! greedy starts, the multistart's best point and ceil(starts / k) - 1 random starts are
 //! solved on the other rows, and every training row is predicted by the fold's
-//! best-objective tree and by the fold's greedy trees kept as they are. The greedy (simpler, axis-aligned) tree of all the training rows is
-//! returned unless the optimized trees are more accurate by more than one standard error
-//! ([`clearly_better`]); otherwise the multistart's best objective is. Either way one line
-//! is added and selected: the returned tree's, carrying the folds' accuracies and their
-//! seconds.
+//! best-objective tree and by the fold's greedy trees kept as they are. The greedy
+//! (simpler, axis-aligned) tree of all the training rows is returned unless the optimized
+//! trees are more accurate by more than one standard error ([`clearly_better`]); otherwise
+//! the multistart's best objective is. Either way one line is added and selected: the
+//! returned tree's, carrying the folds' accuracies and their seconds.
 //!
-//! Why the best point starts each fold (in place of one of its random starts), as in
-//! S-ORRT's choice (`regression_selection.rs`): the tree returned is the best of 1 + starts
-//! solves, a fold's tree would otherwise be the best of 1 + ceil(starts / k), often in a
-//! poorer basin, so the folds judged another tree than the one returned. The point has seen
-//! the held-out rows, so a fold's tree from it is somewhat optimistic; the
-//! one-standard-error margin is what the optimized tree must beat.
+//! Why the best point starts each fold: `multistart::best_of_fold`.
 //!
 //! Depends on the NLP classifiers' kind (`nlp_classifier.rs`) and the multistart runner.
 
@@ -27,7 +22,6 @@ use crate::data::{stratified_kfold, ClassificationData};
 use crate::formulation::NlpClassifierFormulation;
 use crate::model::Classifier;
 use crate::nlp::NlpProblem;
-use crate::starts::GreedyStart;
 use crate::Result;
 use std::time::Instant;
 
@@ -150,7 +144,7 @@ where
     }
 
     /// Solves the folds `dealt` (pairs of positions in `split.train`): per fold the greedy
-    /// starts, the multistart's best point `incumbent` (module comment) and the first
+    /// starts, the multistart's best point `incumbent` (`multistart::best_of_fold`) and the first
     /// ceil(starts / k) - 1 seeded random starts on the fold's training rows; the best
     /// objective's tree and the greedy trees predict the held-out rows. `None` when a stop
     /// request came between solves.
@@ -168,12 +162,6 @@ where
         let solver = config
             .registry
             .nlp_solver(&config.solver.name, &config.solver.options)?;
-        // The best point takes the place of one random start, so the folds cost no more.
-        let random = config
-            .multistart
-            .starts
-            .div_ceil(dealt.len())
-            .saturating_sub(1);
         let mut votes = FoldVotes {
             optimized: Vec::new(),
             greedy: Vec::new(),
@@ -194,21 +182,15 @@ where
                     .map(|(p, y)| p == y)
                     .collect()
             };
-            // The greedy starts, then the best point, solved like them (no gamma
-            // continuation: it is a solution already); only the greedy ones are also kept.
-            let mut starts = f.greedy_starts(problem);
-            let greedy = starts.len();
-            starts.push(GreedyStart {
-                origin: "best start",
-                point: incumbent.to_vec(),
-            });
+            let greedy = f.greedy_starts(problem);
             let Some(best) = multistart::best_of_fold(
                 config,
                 split,
                 carry,
                 problem.num_variables(),
-                &starts,
-                random,
+                dealt.len(),
+                &greedy,
+                incumbent,
                 |rng| f.random_start(problem, rng),
                 |options, context| f.solve_start(problem, &*solver, options, context),
             )?
@@ -221,7 +203,7 @@ where
                 Some(x) => right(&self.model_at(&prepared, d, x)),
                 None => vec![false; held_out.y.len()],
             });
-            for (g, start) in starts[..greedy].iter().enumerate() {
+            for (g, start) in greedy.iter().enumerate() {
                 let model = f.greedy_model(
                     problem,
                     &start.point,
