@@ -13,15 +13,11 @@
 //! Why: at depth 3 the optimized linear-leaf tree generalizes worse than the CART tree with
 //! refitted leaves on most splits of Boston and red wine (benches/README "S-ORRT Table 4").
 //!
-//! Why the best point starts each fold (in place of one of its random starts): the tree
-//! returned is the best of 1 + starts solves, while a fold's tree would otherwise be the
-//! best of 1 + ceil(starts / k), often in a poorer basin, and the folds judged another tree
-//! than the one returned (red wine, D = 2, numpy's splits of benches/README "S-ORRT's
-//! choice": the folds preferred CART on 10 of 10 splits where the test rows preferred the
-//! optimized tree on average; from the best point mean test R^2 rose from 0.355 to 0.362 at
-//! D = 2 and from 0.350 to 0.359 at D = 1, at fewer iterations). The point has seen the
-//! held-out rows, so a fold's tree from it is somewhat optimistic; the one-standard-error
-//! margin is what the optimized tree must beat.
+//! Why the best point starts each fold: `multistart::best_of_fold`. Measured for S-ORRT
+//! (red wine, numpy's splits, benches/README "S-ORRT's choice"): without it the folds
+//! preferred CART on 10 of 10 splits at D = 2 where the test rows preferred the optimized
+//! tree on average; with it mean test R^2 rose from 0.355 to 0.362 at D = 2 and from 0.350
+//! to 0.359 at D = 1, at fewer iterations.
 
 use super::super::engine::SplitSpec;
 use super::super::unit::{EngineData, UnitCarry};
@@ -153,9 +149,8 @@ where
     }
 
     /// Solves the folds `dealt` (pairs of positions in `split.train`): per fold the greedy
-    /// starts, the multistart's best point `incumbent` (module comment,
-    /// `multistart::best_of_fold`) and the first
-    /// ceil(starts / k) - 1 seeded random starts on the fold's training rows; the best
+    /// starts, the multistart's best point `incumbent` (`multistart::best_of_fold`) and the
+    /// first ceil(starts / k) - 1 seeded random starts on the fold's training rows; the best
     /// objective's tree and the greedy trees predict the held-out rows. `None` when a stop
     /// request came between solves.
     #[allow(clippy::too_many_arguments)]

@@ -144,8 +144,8 @@ where
     }
 
     /// Solves the folds `dealt` (pairs of positions in `split.train`): per fold the greedy
-    /// starts, the multistart's best point `incumbent` (`multistart::best_of_fold`) and the first
-    /// ceil(starts / k) - 1 seeded random starts on the fold's training rows; the best
+    /// starts, the multistart's best point `incumbent` (`multistart::best_of_fold`) and the
+    /// first ceil(starts / k) - 1 seeded random starts on the fold's training rows; the best
     /// objective's tree and the greedy trees predict the held-out rows. `None` when a stop
     /// request came between solves.
     #[allow(clippy::too_many_arguments)]
