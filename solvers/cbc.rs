@@ -32,7 +32,8 @@
 //! - `relative_gap` / `absolute_gap` -> `-ratioGap` / `-allowableGap`, defaulting to
 //!   [`glassbox_core::milp::DEFAULT_RELATIVE_GAP`] / [`glassbox_core::milp::DEFAULT_ABSOLUTE_GAP`] (CBC's own
 //!   default relative gap is 0).
-//! - `tolerance` -> `-primalTolerance`, `-dualTolerance` and `-integerTolerance`.
+//! - `tolerance` -> `-primalTolerance`, `-dualTolerance` and `-integerTolerance`;
+//!   `integrality_tolerance` -> `-integerTolerance` (it overrides `tolerance` there).
 //! - `iteration_limit` is refused: CBC 2.10's `-maxIterations` does not stop its
 //!   branch-and-bound (checked: a search ran on for a minute past a limit of 10). Use
 //!   `time_limit` or the raw option `maxNodes`.
@@ -590,6 +591,9 @@ fn parameters(options: &SolveOptions) -> Vec<(String, String)> {
     if let Some(tol) = options.tolerance {
         add("primalTolerance", number(tol));
         add("dualTolerance", number(tol));
+        add("integerTolerance", number(tol));
+    }
+    if let Some(tol) = options.integrality_tolerance {
         add("integerTolerance", number(tol));
     }
     if let Some(threads) = options.threads {

@@ -15,7 +15,8 @@
 //! - `relative_gap` / `absolute_gap` -> `mip_rel_gap` / `mip_abs_gap`, defaulting to
 //!   [`glassbox_core::milp::DEFAULT_RELATIVE_GAP`] / [`glassbox_core::milp::DEFAULT_ABSOLUTE_GAP`].
 //! - `tolerance` -> `primal_feasibility_tolerance`, `dual_feasibility_tolerance` and
-//!   `mip_feasibility_tolerance`.
+//!   `mip_feasibility_tolerance`; `integrality_tolerance` -> `mip_feasibility_tolerance`
+//!   (HiGHS's integrality tolerance; it overrides `tolerance` there).
 //! - `iteration_limit` -> `simplex_iteration_limit` and `ipm_iteration_limit` for an LP. A
 //!   MILP is refused: HiGHS has no limit on the total LP iterations of a branch-and-bound
 //!   (use `time_limit`, or the raw option `mip_max_nodes`).
@@ -570,6 +571,9 @@ fn set_options(
     if let Some(tol) = options.tolerance {
         set(model, "primal_feasibility_tolerance", tol)?;
         set(model, "dual_feasibility_tolerance", tol)?;
+        set(model, "mip_feasibility_tolerance", tol)?;
+    }
+    if let Some(tol) = options.integrality_tolerance {
         set(model, "mip_feasibility_tolerance", tol)?;
     }
     if let Some(limit) = options.iteration_limit {

@@ -366,6 +366,14 @@ fn negative_time_limit_iteration_limit_or_lambda() {
         ("time_limit = -1.0", "time_limit must be a positive number"),
         ("time_limit = nan", "time_limit must be a positive number"),
         ("iteration_limit = -5", "iteration_limit"),
+        (
+            "integrality_tolerance = 0.0",
+            "integrality_tolerance must be positive",
+        ),
+        (
+            "integrality_tolerance = 1e-9",
+            "take an integrality_tolerance (it is an NLP method",
+        ),
     ] {
         let (output, out) = s.run(
             &data,
@@ -394,6 +402,11 @@ fn negative_time_limit_iteration_limit_or_lambda() {
             "name = \"loss_tree\"\ndepth = 1\nlambda = -1.0",
             "[solver]\nname = \"highs\"",
             "lambda must be >= 0",
+        ),
+        (
+            "name = \"loss_tree\"\ndepth = 1\nloss = \"misclassification\"\nepsilon = 1e-9",
+            "[solver]\nname = \"highs\"",
+            "is too small against big-M",
         ),
         (
             "name = \"oct\"\ndepth = 1\nalpha = -1.0",

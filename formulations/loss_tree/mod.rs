@@ -77,6 +77,14 @@ const TREE_SEARCH_REFUSAL: &str = "its splits are oblique hyperplanes w.x + b wi
     penalty on w, and only the misclassification loss counts errors: no loss tree is an \
     axis-aligned tree search over binary columns; solve its MILP (highs, cbc)";
 
+/// The tightest integrality tolerance a loss tree asks of a MILP backend; a model needing
+/// less is refused (HiGHS accepts no `mip_feasibility_tolerance` below 1e-10).
+const TIGHTEST_INTEGRALITY_TOLERANCE: f64 = 1e-10;
+
+/// The loosest integrality tolerance a loss tree asks for: at most this, so that it never
+/// loosens a backend's default (HiGHS's 1e-6) when eps / M allows more.
+const LOOSEST_INTEGRALITY_TOLERANCE: f64 = 1e-7;
+
 /// The loss of a loss-optimal tree.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -266,7 +274,39 @@ fn score(x: &DMatrix<f64>, i: usize, plane: &(Vec<f64>, f64)) -> f64 {
 }
 
 impl LossTreeConfig {
-    fn check_params(&self) -> Result<()> {
+    /// M of the big-M rows for `p` features (see the module comment).
+    fn big_m(&self, p: usize) -> f64 {
+        let b_bound = p as f64 * self.weight_bound + 1.0;
+        p as f64 * self.weight_bound + b_bound + 1.0 + self.epsilon
+    }
+
+    /// The integrality tolerance the MILP needs for `p` features, where it has rows that
+    /// separate by eps: the routing rows (3.7b) at depth >= 2 and the misclassification
+    /// rows (3.9). A binary that ends `delta` off its value loosens such a row by its
+    /// coefficient times `delta`: up to M per last-layer node summed in a routing row, 3 M in
+    /// (3.9) (2 M on u, M on z). At `delta = eps / (4 K)`, K the larger of the two, a
+    /// training point keeps a margin of at least 3 eps / 4, on the right side of the
+    /// fitted model's threshold eps / 2. Without it HiGHS's default (1e-6) let M x 1e-6
+    /// exceed eps = 1e-4 on monks2 (p = 17, M = 342): an "optimal" objective of 3e-5 for
+    /// trees misclassifying a third of the training rows (benches/README, "Monks2 at depth
+    /// 1"). Capped at [`LOOSEST_INTEGRALITY_TOLERANCE`]. `None` for the hinge and log-loss
+    /// at depth 1, which have no such row.
+    fn integrality_tolerance(&self, p: usize) -> Option<f64> {
+        let misclassification = self.loss == Loss::Misclassification;
+        if self.depth < 2 && !misclassification {
+            return None;
+        }
+        let summed = (1usize << (self.depth - 1)) as f64;
+        let per_binary = if misclassification {
+            summed.max(3.0)
+        } else {
+            summed
+        };
+        let needed = self.epsilon / (4.0 * per_binary * self.big_m(p));
+        Some(needed.min(LOOSEST_INTEGRALITY_TOLERANCE))
+    }
+
+    fn check_params(&self, p: usize) -> Result<()> {
         let bad = |m: String| GlassboxError::formulation(NAME, m);
         if !(1..=4).contains(&self.depth) {
             return Err(bad(format!("depth must be 1 to 4, got {}", self.depth)));
@@ -290,6 +330,19 @@ impl LossTreeConfig {
             return Err(bad(
                 "max_features must be at least 1 (leave it out for no limit)".into(),
             ));
+        }
+        if let Some(tol) = self.integrality_tolerance(p) {
+            if tol < TIGHTEST_INTEGRALITY_TOLERANCE {
+                return Err(bad(format!(
+                    "epsilon = {} is too small against big-M = {} (p = {p} features, \
+                     weight_bound = {}): a MILP backend would need an integrality tolerance \
+                     of {tol:.1e} (below {TIGHTEST_INTEGRALITY_TOLERANCE:e}) to keep the \
+                     rows that separate by epsilon; raise epsilon or lower weight_bound",
+                    self.epsilon,
+                    self.big_m(p),
+                    self.weight_bound
+                )));
+            }
         }
         if !(self.l0_penalty.is_finite() && self.l0_penalty >= 0.0) {
             return Err(bad(format!(
@@ -324,8 +377,8 @@ impl LossTreeConfig {
 
     /// Builds the MILP on scaled `x` (N x p) and class indices `y` in {0, 1}.
     pub fn build(&self, x: Arc<DMatrix<f64>>, y: &[usize]) -> Result<LossTreeProblem> {
-        self.check_params()?;
         let (n, p) = x.shape();
+        self.check_params(p)?;
         if y.len() != n || n == 0 || p == 0 || y.iter().any(|&k| k > 1) {
             return Err(GlassboxError::formulation(
                 NAME,
@@ -337,7 +390,7 @@ impl LossTreeConfig {
         let last = last_layer(d);
         let w_bound = self.weight_bound;
         let b_bound = p as f64 * w_bound + 1.0;
-        let big_m = p as f64 * w_bound + b_bound + 1.0 + self.epsilon;
+        let big_m = self.big_m(p);
         let ys: Vec<f64> = y.iter().map(|&k| if k == 1 { 1.0 } else { -1.0 }).collect();
         let mut m = MilpProblem::new(NAME);
         let regularized = |t: usize| self.loss != Loss::Misclassification || last.contains(&t);
@@ -695,7 +748,7 @@ impl MilpClassifierFormulation for LossTreeConfig {
                 ),
             ));
         }
-        self.check_params()
+        self.check_params(features)
     }
 
     fn problem(
@@ -713,6 +766,10 @@ impl MilpClassifierFormulation for LossTreeConfig {
 
     fn heuristic_start(&self, _problem: &LossTreeProblem) -> Option<Vec<f64>> {
         None
+    }
+
+    fn integrality_tolerance(&self, problem: &LossTreeProblem) -> Option<f64> {
+        LossTreeConfig::integrality_tolerance(self, problem.p)
     }
 
     fn nlp_backend(&self) -> Option<&str> {

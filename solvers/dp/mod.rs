@@ -42,7 +42,7 @@
 //!   calls), [`Limit::Iteration`] when reached, otherwise as the time limit.
 //! - `threads`: the search runs on the calling thread; `threads = 1` is accepted, more is
 //!   refused (solves of different problems may run on different threads in parallel).
-//! - `tolerance`: refused; `relative_gap`, `absolute_gap`: 0 is accepted (what the search
+//! - `tolerance` and `integrality_tolerance`: refused; `relative_gap`, `absolute_gap`: 0 is accepted (what the search
 //!   does anyway), a positive gap refused: the search is exact and stops at a proven
 //!   optimum or at a limit. (So one `[solver]` table with `relative_gap = 0` serves dp,
 //!   HiGHS and CBC in a comparison.)
@@ -133,10 +133,10 @@ fn check_options(options: &SolveOptions) -> Result<()> {
             what: what.to_string(),
         })
     };
-    if options.tolerance.is_some() {
+    if options.tolerance.is_some() || options.integrality_tolerance.is_some() {
         return refuse(
             "take a tolerance (it is exact: it stops at a proven optimum or at a limit): \
-             remove tolerance",
+             remove tolerance and integrality_tolerance",
         );
     }
     let positive = |gap: Option<f64>| gap.is_some_and(|g| g > 0.0);

@@ -71,7 +71,8 @@
 //!   3 and more: also a line per inner iteration.
 //! - `seed` is ignored: the method is deterministic. `threads` is ignored: it runs on the
 //!   calling thread (a problem may parallelize its own evaluations).
-//! - `relative_gap` / `absolute_gap` are refused (no dual bound).
+//! - `relative_gap` / `absolute_gap` are refused (no dual bound), and so is
+//!   `integrality_tolerance` (no integer variables).
 //! - raw options: see [`OPTIONS`]; values are checked, ranges included.
 //!
 //! # Starting point and multipliers
@@ -107,7 +108,7 @@ use glassbox_core::nlp::NlpProblem;
 use glassbox_core::options::{
     check_raw_options, OptionKind, OptionSpec, RawOptionValue, WarmStart,
 };
-use glassbox_core::solver::{refuse_gaps, Capabilities, NlpSolver};
+use glassbox_core::solver::{refuse_milp_options, Capabilities, NlpSolver};
 use glassbox_core::{GlassboxError, Result, SolveOptions, SolveResult, TerminationStatus};
 use std::time::{Duration, Instant};
 
@@ -250,7 +251,7 @@ impl Settings {
     fn checked(options: &SolveOptions) -> Result<Self> {
         options.validate()?;
         check_raw_options(NAME, OPTIONS, &options.raw)?;
-        refuse_gaps(NAME, options)?;
+        refuse_milp_options(NAME, options)?;
         Settings::new(options)
     }
 

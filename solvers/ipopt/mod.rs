@@ -28,7 +28,7 @@
 //! - `seed` is ignored: Ipopt is deterministic. `threads` is ignored: Debian's MUMPS is the
 //!   sequential build and its BLAS is single-threaded, so Ipopt uses one thread.
 //! - `relative_gap` / `absolute_gap` are refused (Ipopt proves no bound, so it cannot stop
-//!   at a gap).
+//!   at a gap), and so is `integrality_tolerance` (no integer variables).
 //! - `raw` options (checked against [`OPTIONS`], including their ranges) are passed last,
 //!   so they override the mappings above.
 //!

@@ -8,7 +8,7 @@
 use super::ffi::ProblemGuard;
 use super::{Request, NAME};
 use glassbox_core::options::{check_raw_options, OptionKind, OptionSpec, RawOptionValue};
-use glassbox_core::solver::refuse_gaps;
+use glassbox_core::solver::refuse_milp_options;
 use glassbox_core::{GlassboxError, Result, SolveOptions};
 use std::ffi::c_int;
 
@@ -247,7 +247,7 @@ pub(super) fn check_options(options: &SolveOptions) -> Result<()> {
             check_range(name, x).map_err(invalid)?;
         }
     }
-    refuse_gaps(NAME, options)
+    refuse_milp_options(NAME, options)
 }
 
 /// Sets Ipopt's options: the mapped typed options, then the raw ones. On failure returns

@@ -379,7 +379,8 @@ fn dispatch(command: Command, registry: Arc<Registry>) -> Result<()> {
             }
             println!(
                 "options every solver takes in [solver]: time_limit, iteration_limit, tolerance, \
-                 relative_gap, absolute_gap, threads, seed, verbosity, raw"
+                 integrality_tolerance (MILP backends), relative_gap, absolute_gap, threads, \
+                 seed, verbosity, raw"
             );
             Ok(())
         }

@@ -334,6 +334,15 @@ pub trait MilpClassifierFormulation {
     fn milp<'a>(&self, problem: &'a Self::Problem) -> &'a crate::milp::MilpProblem;
     /// The formulation's own MIP start (a heuristic solution), if it makes one.
     fn heuristic_start(&self, problem: &Self::Problem) -> Option<Vec<f64>>;
+    /// The loosest integrality tolerance at which the MILP's solutions are the
+    /// formulation's, where the backend's default may be too loose: a big-M row that
+    /// separates by a margin eps with M x tolerance above eps lets an "integer" 1 - tolerance
+    /// switch the row off. The runner tightens the backend's tolerance to it
+    /// ([`crate::SolveOptions::with_integrality_at_most`]). `None` (the default): the
+    /// backend's own.
+    fn integrality_tolerance(&self, _problem: &Self::Problem) -> Option<f64> {
+        None
+    }
     /// The MIP start from a fitted model (a tree fitted on another split, or by the user).
     fn warm_start(
         &self,

@@ -163,6 +163,11 @@ pub struct SolveOptions {
     pub iteration_limit: Option<u64>,
     /// Convergence tolerance (the backend's main optimality tolerance).
     pub tolerance: Option<f64>,
+    /// Integrality tolerance of a MILP backend: how far from a whole number an integer
+    /// variable may end. It overrides `tolerance` for integrality; NLP backends refuse it.
+    /// A formulation whose big-M rows separate by a small margin tightens it
+    /// ([`SolveOptions::with_integrality_at_most`]).
+    pub integrality_tolerance: Option<f64>,
     /// Relative MIP gap at which a MILP backend stops.
     pub relative_gap: Option<f64>,
     /// Absolute MIP gap at which a MILP backend stops.
@@ -191,9 +196,14 @@ impl SolveOptions {
                 )));
             }
         }
-        if let Some(t) = self.tolerance {
-            if !(t.is_finite() && t > 0.0) {
-                return Err(Config(format!("tolerance must be positive, got {t}")));
+        for (name, tol) in [
+            ("tolerance", self.tolerance),
+            ("integrality_tolerance", self.integrality_tolerance),
+        ] {
+            if let Some(t) = tol {
+                if !(t.is_finite() && t > 0.0) {
+                    return Err(Config(format!("{name} must be positive, got {t}")));
+                }
             }
         }
         for (name, gap) in [
@@ -210,6 +220,26 @@ impl SolveOptions {
             return Err(Config("threads must be at least 1".into()));
         }
         Ok(())
+    }
+
+    /// The integrality tolerance a MILP backend applies: `integrality_tolerance`, else
+    /// `tolerance`, else `None` (the backend's default).
+    pub fn effective_integrality_tolerance(&self) -> Option<f64> {
+        self.integrality_tolerance.or(self.tolerance)
+    }
+
+    /// The same options with an integrality tolerance of at most `bound` (none: unchanged):
+    /// a tighter one the user set is kept, a looser one (or none) becomes `bound`.
+    pub fn with_integrality_at_most(&self, bound: Option<f64>) -> Self {
+        let integrality_tolerance = match (bound, self.effective_integrality_tolerance()) {
+            (Some(b), Some(t)) => Some(b.min(t)),
+            (Some(b), None) => Some(b),
+            (None, _) => self.integrality_tolerance,
+        };
+        SolveOptions {
+            integrality_tolerance,
+            ..self.clone()
+        }
     }
 
     /// The same options with another warm start.
@@ -314,5 +344,42 @@ mod tests {
             e.contains("upper-bound multipliers has the non-finite value inf at index 1"),
             "{e}"
         );
+    }
+
+    #[test]
+    fn integrality_is_tightened_never_loosened() {
+        let bound = Some(1e-8);
+        let none = SolveOptions::default();
+        assert_eq!(
+            none.with_integrality_at_most(bound).integrality_tolerance,
+            bound
+        );
+        assert_eq!(
+            none.with_integrality_at_most(None).integrality_tolerance,
+            None
+        );
+        // `tolerance` counts as the integrality tolerance when none is set of its own.
+        let loose = SolveOptions {
+            tolerance: Some(1e-6),
+            ..Default::default()
+        };
+        let tightened = loose.with_integrality_at_most(bound);
+        assert_eq!(tightened.integrality_tolerance, bound);
+        assert_eq!(tightened.tolerance, Some(1e-6));
+        let tight = SolveOptions {
+            tolerance: Some(1e-6),
+            integrality_tolerance: Some(1e-9),
+            ..Default::default()
+        };
+        assert_eq!(
+            tight.with_integrality_at_most(bound).integrality_tolerance,
+            Some(1e-9)
+        );
+        let bad = SolveOptions {
+            integrality_tolerance: Some(0.0),
+            ..Default::default()
+        };
+        let e = bad.validate().unwrap_err().to_string();
+        assert!(e.contains("integrality_tolerance must be positive"), "{e}");
     }
 }

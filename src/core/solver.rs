@@ -98,9 +98,18 @@ pub fn require(solver: &str, has: bool, what: &str) -> Result<()> {
     }
 }
 
-/// Rejects `relative_gap` and `absolute_gap` for a local NLP method, which has no dual
-/// bound to measure a gap against.
-pub fn refuse_gaps(solver: &str, options: &SolveOptions) -> Result<()> {
+/// Rejects the MILP-only options for a local NLP method: `relative_gap` and `absolute_gap`
+/// (it has no dual bound to measure a gap against) and `integrality_tolerance` (it has no
+/// integer variables).
+pub fn refuse_milp_options(solver: &str, options: &SolveOptions) -> Result<()> {
+    if options.integrality_tolerance.is_some() {
+        return Err(GlassboxError::Capability {
+            solver: solver.to_string(),
+            what: "take an integrality_tolerance (it is an NLP method with no integer \
+                   variables): remove integrality_tolerance"
+                .to_string(),
+        });
+    }
     for (name, gap) in [
         ("relative_gap", options.relative_gap),
         ("absolute_gap", options.absolute_gap),

@@ -171,9 +171,13 @@ where
             (split.train.len(), split.test.len()),
         );
         let only = Start::only(start.unwrap_or_default(), None);
+        let milp_options = config
+            .solver
+            .options
+            .with_integrality_at_most(f.integrality_tolerance(&problem));
         multistart::run(f.name(), vec![only], carry, |_, start, _| {
             let mip_start = (!start.x0.is_empty()).then(|| WarmStart::primal(start.x0.clone()));
-            let options = config.solver.options.with_warm_start(mip_start);
+            let options = milp_options.with_warm_start(mip_start);
             let started = Instant::now();
             let result = match &solve {
                 Solve::TreeSearch(solver, statement) => {
