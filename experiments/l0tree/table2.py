@@ -14,6 +14,8 @@ CART start, the cross-validated choice) instead of the paper's protocol; each ro
 reports the accuracy of the tree glassbox returns per split ("selected"), besides the mean
 over every start that the paper reports.
 
+Rerunning the same command with the same `--out` resumes it (finished cells are skipped).
+
 usage: table2.py GLASSBOX [--grid -8,-6,-4,-2,0,2,4] [--splits 5] [--starts 3] [--depth 1]
        [--folds 5] [--defaults] [--datasets monks1,...] [--out DIR]
 """
@@ -90,11 +92,15 @@ def main():
             best_selected = None
             for r in grid:
                 out = os.path.join(args.out, dataset, method, str(r))
-                with tempfile.NamedTemporaryFile("w", suffix=".toml", delete=False) as f:
+                # The config lies beside its results, and glassbox resumes a folder whose
+                # config is the same: rerunning the command with the same --out skips what
+                # is done (other arguments are refused by glassbox: use another --out).
+                os.makedirs(os.path.dirname(out), exist_ok=True)
+                path = out + ".toml"
+                with open(path, "w") as f:
                     f.write(config(dataset, method, r, n_train, args))
-                subprocess.run([args.glassbox, "run", f.name, "--out", out, "--force"],
+                subprocess.run([args.glassbox, "run", path, "--out", out],
                                check=True, stdout=subprocess.DEVNULL)
-                os.unlink(f.name)
                 recs = [json.loads(l) for l in open(os.path.join(out, "results.jsonl"))]
                 # The paper averages the accuracy of every start; so do we (the line of the
                 # cross-validated choice repeats a start's or CART's tree: left out).
