@@ -49,8 +49,11 @@ fn exact() -> SolveOptions {
     }
 }
 
+/// Solves as the runner does: with the integrality tolerance the problem's margins need.
 fn solve(solver: &str, problem: &OctProblem, start: Option<Vec<f64>>) -> SolveResult {
-    let options = exact().with_warm_start(start.map(WarmStart::primal));
+    let options = exact()
+        .with_integrality_at_most(Some(problem.integrality_tolerance()))
+        .with_warm_start(start.map(WarmStart::primal));
     let backend = registry::milp_solver(solver, &options).unwrap();
     backend.solve(&problem.milp, &options).unwrap()
 }
@@ -138,6 +141,55 @@ fn depth_one_matches_brute_force_on_both_backends() {
             let model = model_of(&problem, &result, &part);
             assert_eq!(training_errors(&model, &part), truth, "{name} {solver}");
         }
+    }
+}
+
+/// A feature whose distinct values lie 4e-7 apart (scaled, as climate's closest values):
+/// eps_min = 4e-7 is below the backends' default integrality tolerance (1e-6) times the
+/// big-M, which let HiGHS send points of equal value both ways and report 0 errors as
+/// optimal. With the problem's own tolerance both backends find the true optimum, and the
+/// model makes exactly the MILP's errors. (Gaps below CBC's row tolerance, 1e-7, stay out
+/// of CBC's reach: README, OCT.)
+#[test]
+fn depth_one_is_exact_when_the_data_gaps_are_tiny() {
+    let mut csv = String::from("x,noise,target\n0,0,a\n1,1,b\n");
+    for k in 0..20 {
+        let label = if k % 2 == 0 { "a" } else { "b" };
+        csv.push_str(&format!("{},{},{label}\n", 0.5 + k as f64 * 4e-7, k % 3));
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("tiny_gaps.csv");
+    std::fs::write(&path, csv).unwrap();
+    let part = Table::from_csv(&path, &CsvOptions::default())
+        .unwrap()
+        .encode_classification()
+        .unwrap();
+    let scaler = MinMaxScaler::fit(&part.x);
+    let (x, y) = (
+        Arc::new(scaler.transform(&part.x)),
+        Arc::new(part.y.clone()),
+    );
+    let truth = brute_force_depth1(&x, &y, 2, 1);
+    assert!(
+        truth >= 5,
+        "the cluster is not separable by one split: {truth}"
+    );
+    let problem = oct::build(oct::NAME, x, y, 2, params(1, 0.0, 1)).unwrap();
+    let tolerance = problem.integrality_tolerance();
+    assert!(
+        tolerance < 1e-7,
+        "eps_min = 4e-7 needs a tight tolerance, got {tolerance}"
+    );
+    for solver in ["highs", "cbc"] {
+        let result = solve(solver, &problem, None);
+        assert_eq!(result.status, TerminationStatus::Optimal, "{solver}");
+        let errors = result.objective.unwrap() * problem.baseline;
+        assert!(
+            (errors - truth as f64).abs() < 1e-6,
+            "{solver}: OCT {errors} errors, brute force {truth}"
+        );
+        let model = model_of(&problem, &result, &part);
+        assert_eq!(training_errors(&model, &part), truth, "{solver}");
     }
 }
 

@@ -55,7 +55,7 @@ use glassbox_core::data::{Encoding, MinMaxScaler};
 use glassbox_core::formulation::{
     FormulationInfo, MilpClassifierFormulation, ParamSpec, ReportedParams,
 };
-use glassbox_core::milp::MilpProblem;
+use glassbox_core::milp::{self, MilpProblem};
 use glassbox_core::{metrics, GlassboxError, NlpSolver, Result};
 use nalgebra::DMatrix;
 use serde::{Deserialize, Serialize};
@@ -76,14 +76,6 @@ pub const NAME: &str = "loss_tree";
 const TREE_SEARCH_REFUSAL: &str = "its splits are oblique hyperplanes w.x + b with an l1 \
     penalty on w, and only the misclassification loss counts errors: no loss tree is an \
     axis-aligned tree search over binary columns; solve its MILP (highs, cbc)";
-
-/// The tightest integrality tolerance a loss tree asks of a MILP backend; a model needing
-/// less is refused (HiGHS accepts no `mip_feasibility_tolerance` below 1e-10).
-const TIGHTEST_INTEGRALITY_TOLERANCE: f64 = 1e-10;
-
-/// The loosest integrality tolerance a loss tree asks for: at most this, so that it never
-/// loosens a backend's default (HiGHS's 1e-6) when eps / M allows more.
-const LOOSEST_INTEGRALITY_TOLERANCE: f64 = 1e-7;
 
 /// The loss of a loss-optimal tree.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -282,28 +274,27 @@ impl LossTreeConfig {
 
     /// The integrality tolerance the MILP needs for `p` features, where it has rows that
     /// separate by eps: the routing rows (3.7b) at depth >= 2 and the misclassification
-    /// rows (3.9). A binary that ends `delta` off its value loosens such a row by its
-    /// coefficient times `delta`: up to M per last-layer node summed in a routing row, 3 M in
-    /// (3.9) (2 M on u, M on z). At `delta = eps / (4 K)`, K the larger of the two, a
-    /// training point keeps a margin of at least 3 eps / 4, on the right side of the
-    /// fitted model's threshold eps / 2. Without it HiGHS's default (1e-6) let M x 1e-6
-    /// exceed eps = 1e-4 on monks2 (p = 17, M = 342): an "optimal" objective of 3e-5 for
-    /// trees misclassifying a third of the training rows (benches/README, "Monks2 at depth
-    /// 1"). Capped at [`LOOSEST_INTEGRALITY_TOLERANCE`]. `None` for the hinge and log-loss
-    /// at depth 1, which have no such row.
+    /// rows (3.9) ([`milp::integrality_tolerance_for_margin`]; their binaries' coefficients
+    /// sum to M per last-layer node in a routing row, 3 M in (3.9): 2 M on u, M on z).
+    /// Without it HiGHS's default (1e-6) let M x 1e-6 exceed eps = 1e-4 on monks2 (p = 17,
+    /// M = 342): an "optimal" objective of 3e-5 for trees misclassifying a third of the
+    /// training rows (benches/README, "Monks2 at depth 1"). `None` for the hinge and
+    /// log-loss at depth 1, which have no such row.
     fn integrality_tolerance(&self, p: usize) -> Option<f64> {
         let misclassification = self.loss == Loss::Misclassification;
         if self.depth < 2 && !misclassification {
             return None;
         }
         let summed = (1usize << (self.depth - 1)) as f64;
-        let per_binary = if misclassification {
+        let big_ms = if misclassification {
             summed.max(3.0)
         } else {
             summed
         };
-        let needed = self.epsilon / (4.0 * per_binary * self.big_m(p));
-        Some(needed.min(LOOSEST_INTEGRALITY_TOLERANCE))
+        Some(milp::integrality_tolerance_for_margin(
+            self.epsilon,
+            big_ms * self.big_m(p),
+        ))
     }
 
     fn check_params(&self, p: usize) -> Result<()> {
@@ -332,15 +323,16 @@ impl LossTreeConfig {
             ));
         }
         if let Some(tol) = self.integrality_tolerance(p) {
-            if tol < TIGHTEST_INTEGRALITY_TOLERANCE {
+            if tol < milp::TIGHTEST_INTEGRALITY_TOLERANCE {
                 return Err(bad(format!(
                     "epsilon = {} is too small against big-M = {} (p = {p} features, \
                      weight_bound = {}): a MILP backend would need an integrality tolerance \
-                     of {tol:.1e} (below {TIGHTEST_INTEGRALITY_TOLERANCE:e}) to keep the \
+                     of {tol:.1e} (below {:e}) to keep the \
                      rows that separate by epsilon; raise epsilon or lower weight_bound",
                     self.epsilon,
                     self.big_m(p),
-                    self.weight_bound
+                    self.weight_bound,
+                    milp::TIGHTEST_INTEGRALITY_TOLERANCE
                 )));
             }
         }

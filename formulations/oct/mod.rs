@@ -411,6 +411,10 @@ macro_rules! oct_formulation {
                 &problem.milp
             }
 
+            fn integrality_tolerance(&self, problem: &OctProblem) -> Option<f64> {
+                Some(problem.integrality_tolerance())
+            }
+
             fn heuristic_start(&self, problem: &OctProblem) -> Option<Vec<f64>> {
                 match self.start() {
                     StartChoice::Greedy => Some(greedy_start(problem)),

@@ -106,6 +106,25 @@ pub const DEFAULT_ABSOLUTE_GAP: f64 = 1e-6;
 /// point (a MIP start, a backend's point) as feasible.
 pub const FEASIBILITY_TOLERANCE: f64 = 1e-6;
 
+/// The integrality tolerance HiGHS (`mip_feasibility_tolerance`) and CBC
+/// (`integerTolerance`) use by default.
+pub const DEFAULT_INTEGRALITY_TOLERANCE: f64 = 1e-6;
+
+/// The tightest integrality tolerance a formulation may ask for: HiGHS accepts no
+/// `mip_feasibility_tolerance` below 1e-10.
+pub const TIGHTEST_INTEGRALITY_TOLERANCE: f64 = 1e-10;
+
+/// The integrality tolerance at which big-M rows that separate by `margin` keep it: a binary
+/// that ends `delta` off its value loosens a row by its binaries' big-M coefficients summed
+/// (`switched`, the largest over the rows) times `delta`; at `margin / (4 switched)` a point
+/// keeps at least 3/4 of the margin on its side, so the MILP's routing is the fitted
+/// model's. At most [`DEFAULT_INTEGRALITY_TOLERANCE`], so that it only ever tightens; the
+/// caller decides what to do below [`TIGHTEST_INTEGRALITY_TOLERANCE`]. For
+/// [`crate::formulation::MilpClassifierFormulation::integrality_tolerance`].
+pub fn integrality_tolerance_for_margin(margin: f64, switched: f64) -> f64 {
+    (margin / (4.0 * switched)).min(DEFAULT_INTEGRALITY_TOLERANCE)
+}
+
 impl MilpProblem {
     /// An empty minimization problem named `name`.
     pub fn new(name: impl Into<String>) -> Self {
