@@ -899,6 +899,25 @@ mod tests {
         assert_eq!(job.integers, vec![0, 1, 2]);
     }
 
+    /// CBC applies its parameters in order: `integrality_tolerance`, after `tolerance`, is
+    /// the integer tolerance CBC keeps.
+    #[test]
+    fn integrality_tolerance_overrides_tolerance() {
+        let p = parameters(&SolveOptions {
+            tolerance: Some(1e-7),
+            integrality_tolerance: Some(1e-9),
+            ..Default::default()
+        });
+        let last = |name: &str| {
+            p.iter()
+                .rev()
+                .find(|(n, _)| n == name)
+                .map(|(_, v)| v.clone())
+        };
+        assert_eq!(last("integerTolerance").as_deref(), Some("1e-9"));
+        assert_eq!(last("primalTolerance").as_deref(), Some("1e-7"));
+    }
+
     #[test]
     fn every_declared_option_is_accepted() {
         for spec in OPTIONS {
