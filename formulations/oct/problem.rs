@@ -518,11 +518,11 @@ impl OctProblem {
     }
 
     /// The integrality tolerance at which a point the MILP sends left keeps its margin
-    /// (OCT: eps_min, OCT-H: mu) against the big-M rows ([`milp::integrality_tolerance_for_margin`];
-    /// a routing row sums z over up to half the leaves, each with coefficient 1 + eps_max,
-    /// resp. 2 + mu). Without it HiGHS's default 1e-6 let OCT on climate at depth 2 (eps_min
-    /// about 4e-7) report 0 errors as optimal for a tree that misclassifies 34 training
-    /// rows. OCT's is kept at [`milp::TIGHTEST_INTEGRALITY_TOLERANCE`] or above: features
+    /// (OCT: eps_min, OCT-H: mu) against the big-M rows
+    /// ([`milp::integrality_tolerance_for_margin`]; a routing row sums z over up to half the
+    /// leaves, each with coefficient 1 + eps_max, resp. 2 + mu). Without it HiGHS's default
+    /// 1e-6 let OCT on climate at depth 2 (eps_min about 4e-7) report 0 errors as optimal
+    /// for a tree that misclassifies 34 training rows. OCT's is kept at [`milp::TIGHTEST_INTEGRALITY_TOLERANCE`] or above: features
     /// whose distinct values lie closer than about 1e-9 (scaled) may then be split between
     /// their two closest values inexactly, rather than the run being refused.
     pub fn integrality_tolerance(&self) -> f64 {
@@ -594,8 +594,8 @@ impl OctProblem {
     /// any threshold between two consecutive training values routes the training points
     /// alike. Our choice: OCT's threshold is the midpoint between the smallest training
     /// value of the feature at or above `b` less eps_min / 2 (what goes right) and the value
-    /// below it ([`axis_threshold`]); OCT-H's
-    /// is `b - mu / 2`, the middle of the margin no training point lies in.
+    /// below it ([`axis_threshold`]); OCT-H's is `b - mu / 2`, the middle of the margin no
+    /// training point lies in.
     pub fn splits_of(&self, point: &[f64]) -> Vec<Option<Split>> {
         let lay = &self.layout;
         let p = self.x.ncols();

@@ -42,10 +42,10 @@
 //!   calls), [`Limit::Iteration`] when reached, otherwise as the time limit.
 //! - `threads`: the search runs on the calling thread; `threads = 1` is accepted, more is
 //!   refused (solves of different problems may run on different threads in parallel).
-//! - `tolerance` and `integrality_tolerance`: refused; `relative_gap`, `absolute_gap`: 0 is accepted (what the search
-//!   does anyway), a positive gap refused: the search is exact and stops at a proven
-//!   optimum or at a limit. (So one `[solver]` table with `relative_gap = 0` serves dp,
-//!   HiGHS and CBC in a comparison.)
+//! - `tolerance` and `integrality_tolerance`: refused; `relative_gap`, `absolute_gap`: 0 is
+//!   accepted (what the search does anyway), a positive gap refused: the search is exact and
+//!   stops at a proven optimum or at a limit. (So one `[solver]` table with `relative_gap =
+//!   0` serves dp, HiGHS and CBC in a comparison.)
 //! - `seed`: ignored (the search is deterministic).
 //! - `verbosity` 0 and 1: nothing is printed; 2 and more: one line on stderr with the
 //!   search's counts.
