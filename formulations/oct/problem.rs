@@ -522,9 +522,10 @@ impl OctProblem {
     /// ([`milp::integrality_tolerance_for_margin`]; a routing row sums z over up to half the
     /// leaves, each with coefficient 1 + eps_max, resp. 2 + mu). Without it HiGHS's default
     /// 1e-6 let OCT on climate at depth 2 (eps_min about 4e-7) report 0 errors as optimal
-    /// for a tree that misclassifies 34 training rows. OCT's is kept at [`milp::TIGHTEST_INTEGRALITY_TOLERANCE`] or above: features
-    /// whose distinct values lie closer than about 1e-9 (scaled) may then be split between
-    /// their two closest values inexactly, rather than the run being refused.
+    /// for a tree that misclassifies 34 training rows. OCT's is kept at
+    /// [`milp::TIGHTEST_INTEGRALITY_TOLERANCE`] or above: features whose distinct values lie
+    /// closer than about 1e-9 (scaled) may then be split between their two closest values
+    /// inexactly, rather than the run being refused.
     pub fn integrality_tolerance(&self) -> f64 {
         let (margin, big_m) = match self.params.kind {
             SplitKind::Axis => {
