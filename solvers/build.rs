@@ -8,6 +8,11 @@
 //! guess static linking from `Libs`. With the `torch` feature libipopt is not linked but
 //! opened at run time (`dlopen` with `RTLD_DEEPBIND`, see `dynamic` in
 //! solvers/ipopt/ffi.rs), from the same folder.
+//!
+//! A library that none of these finds, nor the dynamic linker's cache (`ldconfig -p`), gets
+//! a build warning that says what to install, before the linker's own "cannot find -lipopt"
+//! (or `-lCbcSolver`, which `coin_cbc_sys` links from pkg-config's `cbc` or the default
+//! path). A warning, not an error: `LIBRARY_PATH` may still point the linker to it.
 
 use std::process::Command;
 
@@ -24,6 +29,9 @@ fn main() {
                 .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
                 .filter(|s| !s.is_empty())
         });
+        if dir.is_none() {
+            warn_if_missing("ipopt", "ipopt", "coinor-libipopt-dev", "IPOPT_LIB_DIR");
+        }
         if std::env::var_os("CARGO_FEATURE_TORCH").is_some() {
             // With torch, libipopt is opened at run time with RTLD_DEEPBIND, so that MUMPS
             // keeps the system's BLAS (solvers/ipopt/ffi.rs, `dynamic`, says why).
@@ -38,5 +46,44 @@ fn main() {
             }
             println!("cargo:rustc-link-lib=dylib=ipopt");
         }
+    }
+    if std::env::var_os("CARGO_FEATURE_CBC").is_some() && !pkg_config_knows("cbc") {
+        warn_if_missing("CbcSolver", "cbc", "coinor-libcbc-dev", "PKG_CONFIG_PATH");
+    }
+}
+
+fn pkg_config_knows(package: &str) -> bool {
+    Command::new("pkg-config")
+        .args(["--exists", package])
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+/// Warns when the dynamic linker's cache lists no `lib{lib}.so`; says nothing when the cache
+/// cannot be read (no `ldconfig`: not Linux), since only a definite "no" is worth a warning.
+fn warn_if_missing(lib: &str, feature: &str, package: &str, variable: &str) {
+    let Some(cache) = ["/sbin/ldconfig", "/usr/sbin/ldconfig", "ldconfig"]
+        .iter()
+        .find_map(|program| {
+            Command::new(program)
+                .arg("-p")
+                .output()
+                .ok()
+                .filter(|o| o.status.success())
+        })
+    else {
+        return;
+    };
+    let name = format!("lib{lib}.so");
+    let listed = String::from_utf8_lossy(&cache.stdout)
+        .lines()
+        .any(|line| line.trim_start().starts_with(&name));
+    if !listed {
+        println!(
+            "cargo:warning=glassbox's `{feature}` backend links {name}, which neither \
+             {variable}, pkg-config nor the linker's cache finds: install it (Debian/Ubuntu: \
+             `apt-get install {package}`; scripts/install-deps.sh installs every native \
+             dependency), point {variable} to it, or build without the `{feature}` feature"
+        );
     }
 }
