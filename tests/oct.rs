@@ -112,6 +112,32 @@ fn model_of(problem: &OctProblem, result: &SolveResult, part: &ClassificationDat
     )
 }
 
+/// Solves `problem` with `solver` (no start) and checks that it proves the optimum of
+/// `truth` training errors and that the fitted model makes exactly the errors the MILP
+/// counts.
+fn assert_solves_to(
+    solver: &str,
+    problem: &OctProblem,
+    part: &ClassificationData,
+    truth: usize,
+    name: &str,
+) {
+    let result = solve(solver, problem, None);
+    assert_eq!(
+        result.status,
+        TerminationStatus::Optimal,
+        "{name} {solver}: {}",
+        result.raw_status
+    );
+    let errors = result.objective.unwrap() * problem.baseline;
+    assert!(
+        (errors - truth as f64).abs() < 1e-6,
+        "{name} {solver}: OCT {errors} errors, brute force {truth}"
+    );
+    let model = model_of(problem, &result, part);
+    assert_eq!(training_errors(&model, part), truth, "{name} {solver}");
+}
+
 #[test]
 fn depth_one_matches_brute_force_on_both_backends() {
     for (name, step, take, min_leaf) in [
@@ -125,21 +151,7 @@ fn depth_one_matches_brute_force_on_both_backends() {
         let problem =
             oct::build(oct::NAME, x.clone(), y.clone(), k, params(1, 0.0, min_leaf)).unwrap();
         for solver in ["highs", "cbc"] {
-            let result = solve(solver, &problem, None);
-            assert_eq!(
-                result.status,
-                TerminationStatus::Optimal,
-                "{name} {solver}: {}",
-                result.raw_status
-            );
-            let errors = result.objective.unwrap() * problem.baseline;
-            assert!(
-                (errors - truth as f64).abs() < 1e-6,
-                "{name} {solver}: OCT {errors} errors, brute force {truth}"
-            );
-            // The fitted model makes exactly the errors the MILP counts.
-            let model = model_of(&problem, &result, &part);
-            assert_eq!(training_errors(&model, &part), truth, "{name} {solver}");
+            assert_solves_to(solver, &problem, &part, truth, name);
         }
     }
 }
@@ -181,15 +193,7 @@ fn depth_one_is_exact_when_the_data_gaps_are_tiny() {
         "eps_min = 4e-7 needs a tight tolerance, got {tolerance}"
     );
     for solver in ["highs", "cbc"] {
-        let result = solve(solver, &problem, None);
-        assert_eq!(result.status, TerminationStatus::Optimal, "{solver}");
-        let errors = result.objective.unwrap() * problem.baseline;
-        assert!(
-            (errors - truth as f64).abs() < 1e-6,
-            "{solver}: OCT {errors} errors, brute force {truth}"
-        );
-        let model = model_of(&problem, &result, &part);
-        assert_eq!(training_errors(&model, &part), truth, "{solver}");
+        assert_solves_to(solver, &problem, &part, truth, "tiny gaps");
     }
 }
 
