@@ -266,10 +266,14 @@ fn score(x: &DMatrix<f64>, i: usize, plane: &(Vec<f64>, f64)) -> f64 {
 }
 
 impl LossTreeConfig {
+    /// B, the bound on each |b_t|, for `p` features (see the module comment).
+    fn b_bound(&self, p: usize) -> f64 {
+        p as f64 * self.weight_bound + 1.0
+    }
+
     /// M of the big-M rows for `p` features (see the module comment).
     fn big_m(&self, p: usize) -> f64 {
-        let b_bound = p as f64 * self.weight_bound + 1.0;
-        p as f64 * self.weight_bound + b_bound + 1.0 + self.epsilon
+        p as f64 * self.weight_bound + self.b_bound(p) + 1.0 + self.epsilon
     }
 
     /// The integrality tolerance the MILP needs for `p` features, where it has rows that
@@ -381,7 +385,7 @@ impl LossTreeConfig {
         let branches = (1usize << d) - 1;
         let last = last_layer(d);
         let w_bound = self.weight_bound;
-        let b_bound = p as f64 * w_bound + 1.0;
+        let b_bound = self.b_bound(p);
         let big_m = self.big_m(p);
         let ys: Vec<f64> = y.iter().map(|&k| if k == 1 { 1.0 } else { -1.0 }).collect();
         let mut m = MilpProblem::new(NAME);

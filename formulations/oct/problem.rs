@@ -517,6 +517,16 @@ impl OctProblem {
         })
     }
 
+    /// eps_min: the smallest of the features' gaps eps_j.
+    fn eps_min(&self) -> f64 {
+        self.epsilon.iter().copied().fold(f64::INFINITY, f64::min)
+    }
+
+    /// eps_max: the largest of the features' gaps eps_j.
+    fn eps_max(&self) -> f64 {
+        self.epsilon.iter().copied().fold(0.0, f64::max)
+    }
+
     /// The integrality tolerance at which a point the MILP sends left keeps its margin
     /// (OCT: eps_min, OCT-H: mu) against the big-M rows
     /// ([`milp::integrality_tolerance_for_margin`]; a routing row sums z over up to half the
@@ -528,11 +538,7 @@ impl OctProblem {
     /// inexactly, rather than the run being refused.
     pub fn integrality_tolerance(&self) -> f64 {
         let (margin, big_m) = match self.params.kind {
-            SplitKind::Axis => {
-                let eps_min = self.epsilon.iter().copied().fold(f64::INFINITY, f64::min);
-                let eps_max = self.epsilon.iter().copied().fold(0.0, f64::max);
-                (eps_min, 1.0 + eps_max)
-            }
+            SplitKind::Axis => (self.eps_min(), 1.0 + self.eps_max()),
             SplitKind::Oblique { mu } => (mu, 2.0 + mu),
         };
         let summed = self.shape.leaves_below(0).0.len().max(1) as f64;
@@ -551,7 +557,7 @@ impl OctProblem {
         let lay = &self.layout;
         let mut point = vec![0.0; self.milp.columns.len()];
         let oblique = matches!(self.params.kind, SplitKind::Oblique { .. });
-        let eps_min = self.epsilon.iter().copied().fold(f64::INFINITY, f64::min);
+        let eps_min = self.eps_min();
         for (t, node) in nodes.iter().enumerate().take(self.shape.num_branches()) {
             if let Some((j, v)) = *node {
                 point[lay.a(j, t)] = 1.0;
@@ -600,7 +606,7 @@ impl OctProblem {
     pub fn splits_of(&self, point: &[f64]) -> Vec<Option<Split>> {
         let lay = &self.layout;
         let p = self.x.ncols();
-        let eps_min = self.epsilon.iter().copied().fold(f64::INFINITY, f64::min);
+        let eps_min = self.eps_min();
         (0..self.shape.num_branches())
             .map(|t| {
                 if point[lay.d(t)] < 0.5 {

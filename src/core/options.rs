@@ -222,16 +222,12 @@ impl SolveOptions {
         Ok(())
     }
 
-    /// The integrality tolerance a MILP backend applies: `integrality_tolerance`, else
-    /// `tolerance`, else `None` (the backend's default).
-    pub fn effective_integrality_tolerance(&self) -> Option<f64> {
-        self.integrality_tolerance.or(self.tolerance)
-    }
-
     /// The same options with an integrality tolerance of at most `bound` (none: unchanged):
-    /// a tighter one the user set is kept, a looser one (or none) becomes `bound`.
+    /// a tighter one the user set (`integrality_tolerance`, else `tolerance`, which a MILP
+    /// backend applies to integrality too) is kept, a looser one (or none) becomes `bound`.
     pub fn with_integrality_at_most(&self, bound: Option<f64>) -> Self {
-        let integrality_tolerance = match (bound, self.effective_integrality_tolerance()) {
+        let set = self.integrality_tolerance.or(self.tolerance);
+        let integrality_tolerance = match (bound, set) {
             (Some(b), Some(t)) => Some(b.min(t)),
             (Some(b), None) => Some(b),
             (None, _) => self.integrality_tolerance,
