@@ -33,7 +33,10 @@
 //!   [`glassbox_core::milp::DEFAULT_RELATIVE_GAP`] / [`glassbox_core::milp::DEFAULT_ABSOLUTE_GAP`] (CBC's own
 //!   default relative gap is 0).
 //! - `tolerance` -> `-primalTolerance`, `-dualTolerance` and `-integerTolerance`;
-//!   `integrality_tolerance` -> `-integerTolerance` (it overrides `tolerance` there).
+//!   `integrality_tolerance` -> `-integerTolerance` (it overrides `tolerance` there) and,
+//!   where tighter than the primal tolerance in effect, `-primalTolerance` too, as HiGHS's
+//!   `mip_feasibility_tolerance` bounds both (a margin row off by the primal tolerance
+//!   loses its margin as surely as a fractional integer).
 //! - `iteration_limit` is refused: CBC 2.10's `-maxIterations` does not stop its
 //!   branch-and-bound (checked: a search ran on for a minute past a limit of 10). Use
 //!   `time_limit` or the raw option `maxNodes`.
@@ -568,6 +571,9 @@ impl Job {
     }
 }
 
+/// Clp's default primal feasibility tolerance (`primalTolerance`).
+const CLP_PRIMAL_TOLERANCE: f64 = 1e-7;
+
 /// The command line for CBC, without the time limit: quiet first, then the mapped typed
 /// options, then the raw ones.
 fn parameters(options: &SolveOptions) -> Vec<(String, String)> {
@@ -595,6 +601,13 @@ fn parameters(options: &SolveOptions) -> Vec<(String, String)> {
     }
     if let Some(tol) = options.integrality_tolerance {
         add("integerTolerance", number(tol));
+        // CBC accepts a solution whose rows are off by its primal tolerance, so a margin
+        // finer than that is lost whatever the integers do; HiGHS's
+        // mip_feasibility_tolerance covers rows and integers alike, and so does this.
+        let primal = options.tolerance.unwrap_or(CLP_PRIMAL_TOLERANCE);
+        if tol < primal {
+            add("primalTolerance", number(tol));
+        }
     }
     if let Some(threads) = options.threads {
         add("threads", threads.min(c_int::MAX as usize).to_string());
@@ -899,8 +912,16 @@ mod tests {
         assert_eq!(job.integers, vec![0, 1, 2]);
     }
 
-    /// CBC applies its parameters in order: `integrality_tolerance`, after `tolerance`, is
-    /// the integer tolerance CBC keeps.
+    /// The value CBC keeps for a parameter: it applies them in order.
+    fn last(p: &[(String, String)], name: &str) -> Option<String> {
+        p.iter()
+            .rev()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.clone())
+    }
+
+    /// `integrality_tolerance`, after `tolerance`, is the integer tolerance CBC keeps, and
+    /// the primal tolerance where it is the tighter one; a looser one leaves the rows alone.
     #[test]
     fn integrality_tolerance_overrides_tolerance() {
         let p = parameters(&SolveOptions {
@@ -908,14 +929,20 @@ mod tests {
             integrality_tolerance: Some(1e-9),
             ..Default::default()
         });
-        let last = |name: &str| {
-            p.iter()
-                .rev()
-                .find(|(n, _)| n == name)
-                .map(|(_, v)| v.clone())
-        };
-        assert_eq!(last("integerTolerance").as_deref(), Some("1e-9"));
-        assert_eq!(last("primalTolerance").as_deref(), Some("1e-7"));
+        assert_eq!(last(&p, "integerTolerance").as_deref(), Some("1e-9"));
+        assert_eq!(last(&p, "primalTolerance").as_deref(), Some("1e-9"));
+        assert_eq!(last(&p, "dualTolerance").as_deref(), Some("1e-7"));
+        let p = parameters(&SolveOptions {
+            integrality_tolerance: Some(1e-6),
+            ..Default::default()
+        });
+        assert_eq!(last(&p, "integerTolerance").as_deref(), Some("1e-6"));
+        assert_eq!(last(&p, "primalTolerance"), None);
+        let p = parameters(&SolveOptions {
+            integrality_tolerance: Some(1e-8),
+            ..Default::default()
+        });
+        assert_eq!(last(&p, "primalTolerance").as_deref(), Some("1e-8"));
     }
 
     #[test]

@@ -164,7 +164,8 @@ pub struct SolveOptions {
     /// Convergence tolerance (the backend's main optimality tolerance).
     pub tolerance: Option<f64>,
     /// Integrality tolerance of a MILP backend: how far from a whole number an integer
-    /// variable may end. It overrides `tolerance` for integrality; NLP backends refuse it.
+    /// variable may end, and (where tighter) how far a row of a MILP solution may be off.
+    /// It overrides `tolerance` for integrality; NLP backends refuse it.
     /// A formulation whose big-M rows separate by a small margin tightens it
     /// ([`SolveOptions::with_integrality_at_most`]).
     pub integrality_tolerance: Option<f64>,
