@@ -179,10 +179,11 @@ pub fn solve_start<P: NlpProblem>(
 /// The relaxed fit of a penalized solve (as the relaxed lasso): `result`'s point solved
 /// again on `relaxed`, the problem without its penalty, with the variables `settled` names
 /// at that point held at zero, so the features the penalty chose keep their splits
-/// unshrunk. The objective reported stays the penalized solve's: starts are compared on
-/// the penalized problem, which chose the support (at the refit point the penalty of the
-/// unshrunk coefficients would favour the empty tree); the point is the refit's. A refit
-/// that ends without a point leaves `result` as it was.
+/// unshrunk. The objective reported, on which the starts are compared, is the refit's loss
+/// plus the penalty the penalized solve paid for its support: a start whose support refits
+/// to a better basin wins over one with the same support and a worse refit, while the
+/// penalty still prices the support (the penalty of the unshrunk refit coefficients would
+/// favour the empty tree). A refit that ends without a point leaves `result` as it was.
 fn refit(
     result: SolveResult,
     penalized: &dyn NlpProblem,
@@ -214,7 +215,9 @@ fn refit(
         result.raw_status = format!("{}; refit: {} (kept)", result.raw_status, refit.status);
         return Ok(result);
     }
-    refit.objective = result.objective;
+    // The penalized point's penalty: its objective less its loss (the relaxed objective).
+    let paid = penalized.objective(&result.primal) - relaxed.objective(&result.primal);
+    refit.objective = refit.objective.map(|loss| loss + paid);
     refit.iterations += result.iterations;
     refit.wall_seconds += result.wall_seconds;
     refit.raw_status = format!(

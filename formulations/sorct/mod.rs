@@ -79,8 +79,9 @@ pub struct SorctConfig {
     pub screen: f64,
     /// With a lambda, whether each start's tree is refit without the penalty on the
     /// features it uses (false: the penalized optimum, the paper). A start's results line
-    /// then reports the penalized solve's objective (the starts are compared on it) and the
-    /// refit tree. Not in the paper: see `refit` in `formulations/continuation.rs`.
+    /// then reports the refit's loss plus the penalty the penalized solve paid (the starts
+    /// are compared on it) and the refit tree. Not in the paper: see `refit` in
+    /// `formulations/continuation.rs`.
     pub refit_support: bool,
     /// The folds of the cross-validated choice between the best objective's tree and the
     /// CART tree kept as it is (the default 5; 0: the best objective, the paper). A
