@@ -207,6 +207,9 @@ fn misclassification_objective_is_the_fitted_trees_training_errors() {
         let mut some_errors = false;
         for r in &outcome.records {
             assert_eq!(r.status, "optimal", "{solver}: {r:?}");
+            // The record says what the backend solved to: tighter than the default 1e-6.
+            let tolerance = r.milp.as_ref().unwrap().integrality_tolerance.unwrap();
+            assert!(tolerance < 1e-6, "{solver}: {tolerance}");
             let objective = r.objective.unwrap();
             let errors = (1.0 - r.train_accuracy) * r.n_train as f64;
             assert!(

@@ -120,6 +120,11 @@ pub struct MilpStats {
     /// true.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub maximize: bool,
+    /// The integrality tolerance the MILP backend was given, where one was: the user's
+    /// `[solver] integrality_tolerance` or the tighter one the formulation's margins need
+    /// (`MilpClassifierFormulation::integrality_tolerance`), so a run says what it solved to.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub integrality_tolerance: Option<f64>,
 }
 
 impl SolveRecord {

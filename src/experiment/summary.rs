@@ -290,9 +290,12 @@ fn milp_stats_lines(records: &[SolveRecord]) -> String {
     let mut out = String::new();
     for r in records {
         let Some(m) = &r.milp else { continue };
+        let tolerance = m.integrality_tolerance.map_or(String::new(), |t| {
+            format!(", integrality tolerance {t:.1e}")
+        });
         let _ = writeln!(
             out,
-            "split {} {}: status {}, incumbent {}, dual bound {}, gap {}, nodes {}",
+            "split {} {}: status {}, incumbent {}, dual bound {}, gap {}, nodes {}{tolerance}",
             r.split,
             if m.tree_search { "tree search" } else { "MILP" },
             r.status,

@@ -207,6 +207,10 @@ where
                     nodes: result.nodes,
                     tree_search: matches!(solve, Solve::TreeSearch(..)),
                     maximize: f.milp(&problem).sense == crate::milp::Sense::Maximize,
+                    integrality_tolerance: match solve {
+                        Solve::Milp(_) => milp_options.integrality_tolerance,
+                        Solve::TreeSearch(..) => None,
+                    },
                 }),
                 ..blank.clone().solved(&result, seconds)
             };

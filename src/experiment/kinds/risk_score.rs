@@ -141,6 +141,7 @@ fn fit_split(
             tree_search: false,
             // The risk scores' MILPs minimize their loss.
             maximize: false,
+            integrality_tolerance: config.solver.options.integrality_tolerance,
         }),
         delta_local: unused_percent,
         delta_global: unused_percent,
