@@ -268,6 +268,7 @@ class GlassboxEstimator(BaseEstimator):
             "gap": selected.get("mip_gap"),
             "dual_bound": selected.get("dual_bound"),
             "nodes": selected.get("nodes"),
+            "integrality_tolerance": selected.get("integrality_tolerance"),
             "iterations": selected.get("iterations"),
             "seconds": selected.get("solve_seconds"),
             "total_seconds": sum(r.get("solve_seconds") or 0.0 for r in records),

@@ -187,6 +187,8 @@ def test_grid_search_in_two_processes(iris):
         n_jobs=2,
     ).fit(X_train, y_train)
     assert milp.best_estimator_.solve_result_["status"] == "optimal"
+    # what the MILP was solved to: OCT's margins ask for at most the default 1e-6
+    assert 0 < milp.best_estimator_.solve_result_["integrality_tolerance"] <= 1e-6
 
 
 def test_bad_parameter_is_a_value_error_naming_it(iris):
