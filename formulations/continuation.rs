@@ -215,7 +215,9 @@ fn refit(
         result.raw_status = format!("{}; refit: {} (kept)", result.raw_status, refit.status);
         return Ok(result);
     }
-    // The penalized point's penalty: its objective less its loss (the relaxed objective).
+    // The penalized point's penalty: its objective less its loss (the relaxed objective),
+    // both evaluated here at the same point rather than taking the backend's reported
+    // objective, so the difference is the penalty alone (one evaluation per start).
     let paid = penalized.objective(&result.primal) - relaxed.objective(&result.primal);
     refit.objective = refit.objective.map(|loss| loss + paid);
     refit.iterations += result.iterations;
