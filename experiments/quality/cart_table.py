@@ -22,15 +22,17 @@ Variants (one results folder each under OUT):
 usage:
   cart_table.py run GLASSBOX --out DIR [--variants cart,paper,default] [--datasets a,b]
                 [--depths 1,2,3,4] [--splits 10] [--starts 20] [--shard i/n]
-  cart_table.py table --out DIR [--variants ...]       # markdown table on stdout
+  cart_table.py table --out DIR [--variants ...] [--first N]  # markdown table on stdout
   cart_table.py paper_rows --out DIR [--variants ...]  # the S-ORCT paper's lambda = 0 rows
 
 `table` and `paper_rows` read any folder under OUT as a variant, so two binaries compare by
 running `default` with each into its own OUT and linking one's `default` folder into the
 other's under another name (benches/README "The folds start from the multistart's best
 point": `before`). Columns: mean test accuracy, the difference to CART with the standard
-error of the ten paired differences, the median seconds and IPOPT iterations per split
-(every line of the split, the choice's folds included).
+error of the paired per-split differences, the median seconds and IPOPT iterations per
+split (every line of the split, the choice's folds included), over the splits every
+variant of the row has finished (the first `--first` of them where given: `run --splits
+30` extends a cell, and `table --first 10` still gives the ten-split protocol's row).
 
 Each (variant, data set, depth) is one config on the experiment engine (resumable: an
 interrupted cell continues where it stopped when `run` is repeated). `--shard i/n` runs
@@ -115,7 +117,7 @@ def load(out, variant, dataset, depth):
         return None
     recs = [json.loads(l) for l in open(path)]
     splits = sorted({r["split"] for r in recs})
-    acc, secs, iters, gamma = [], [], [], []
+    acc, secs, iters, gamma, kept = [], [], [], [], []
     for s in splits:
         of = [r for r in recs if r["split"] == s]
         sel = [r for r in of if r.get("selected")]
@@ -127,8 +129,8 @@ def load(out, variant, dataset, depth):
         secs.append(sum(r["solve_seconds"] for r in of))
         iters.append(sum(r.get("iterations") or 0 for r in of))
         gamma.append(sel[0].get("gamma"))
-    # splits where the cross-validated choice kept CART's tree
-    kept = sum(1 for r in recs if r.get("selected") and r.get("origin") == "selection (cart)")
+        # whether the cross-validated choice kept CART's tree on this split
+        kept.append(sel[0].get("origin") == "selection (cart)")
     return {"acc": acc, "secs": secs, "iters": iters, "gamma": gamma, "cart_kept": kept}
 
 
@@ -156,7 +158,7 @@ def table(args):
             res = {v: load(args.out, v, dataset, depth) for v in variants}
             if res.get("cart") is None:
                 continue
-            n = min(len(r["acc"]) for r in res.values() if r is not None)
+            n = min([len(r["acc"]) for r in res.values() if r is not None] + [args.first])
             if n == 0:
                 continue
             mean = lambda r: statistics.mean(r["acc"][:n]) if r else float("nan")
@@ -175,7 +177,7 @@ def table(args):
             row += ["%.1f" % statistics.median(res[v]["secs"][:n]) if res[v] else "" for v in sorct]
             row += ["%d" % statistics.median(res[v]["iters"][:n]) if res[v] else "" for v in sorct]
             g = res.get("default")
-            row.append("%d of %d" % (g["cart_kept"], n) if g else "")
+            row.append("%d of %d" % (sum(g["cart_kept"][:n]), n) if g else "")
             row.append("%g" % statistics.median(g["gamma"][:n]) if g and g["gamma"][0] else "")
             row.append(str(n))
             print("| " + " | ".join(row) + " |")
@@ -205,7 +207,7 @@ def paper_rows(args):
         ns = [len(r["acc"]) for r in res.values() if r is not None and r["acc"]]
         if not ns:
             continue
-        n = min(ns)
+        n = min(ns + [args.first])
         mean = lambda r: 100 * statistics.mean(r["acc"][:n]) if r and r["acc"] else None
         ours = [mean(res[v]) for v in variants]
         row = [dataset, str(depth), "%.1f" % paper]
@@ -228,6 +230,9 @@ def main():
     ap.add_argument("--splits", type=int, default=10)
     ap.add_argument("--starts", type=int, default=20)
     ap.add_argument("--shard", default="1/1")
+    # table / paper_rows: only the first N splits of each cell (a folder run with more
+    # splits than the protocol's ten still gives the protocol's table).
+    ap.add_argument("--first", type=int, default=10 ** 9)
     args = ap.parse_args()
     if args.command == "run":
         if not args.glassbox:
