@@ -23,7 +23,7 @@ usage:
   cart_table.py run GLASSBOX --out DIR [--variants cart,paper,default] [--datasets a,b]
                 [--depths 1,2,3,4] [--splits 10] [--starts 20] [--shard i/n]
   cart_table.py table --out DIR [--variants ...] [--first N]  # markdown table on stdout
-  cart_table.py paper_rows --out DIR [--variants ...]  # the S-ORCT paper's lambda = 0 rows
+  cart_table.py paper_rows --out DIR [--variants ...] [--first N]  # the S-ORCT paper's lambda = 0 rows
 
 `table` and `paper_rows` read any folder under OUT as a variant, so two binaries compare by
 running `default` with each into its own OUT and linking one's `default` folder into the
