@@ -19,6 +19,7 @@
 //!
 //! Depends on the core, `cart` (starting tree), `tao` (the pass) and `logistic_l1`.
 
+use crate::axis_start::AxisSplits;
 use crate::cart::grow::Criterion;
 use crate::cart::tree::{check_links, AxisTree};
 use crate::logistic_l1;
@@ -246,6 +247,79 @@ impl ObliqueTree {
             .collect();
         DMatrix::from_fn(p, splits.len(), |j, t| {
             splits[t].coefficients.get(j).copied().unwrap_or(0.0)
+        })
+    }
+}
+
+impl ObliqueTree {
+    /// Lays the tree into the branch nodes of a randomized tree of depth `depth` on the rows
+    /// of `x` (N x p, the units the tree was fitted in), as [`crate::axis_start::axis_splits`] lays
+    /// CART's: a split `c . x <= s` becomes a = -c / m, mu = -s / (m p) with m = max_j |c_j|,
+    /// so that a.x / p - mu = (s - c.x) / (m p) is >= 0 exactly when the row goes left and
+    /// the largest coefficient is at the box's bound (as sharp as a in [-1, 1]^p allows). A
+    /// constant decision (no coefficient) sends every row its way (mu = -1 left, 1 right);
+    /// a position below a leaf, or a leaf above the last level, sends every row right (a =
+    /// 0, mu = 1), as for CART. `None` when the tree is deeper than `depth`.
+    pub fn randomized_splits(&self, x: &DMatrix<f64>, depth: usize) -> Option<AxisSplits> {
+        let p = x.ncols();
+        let branches = (1usize << depth) - 1;
+        let mut a = DMatrix::zeros(p, branches);
+        let mut mu = vec![1.0; branches];
+        let mut splits = vec![false; branches];
+        // The arena node at each position of the complete tree (none on a left child of a
+        // position that does not split).
+        let mut at: Vec<Option<usize>> = vec![None; 2 * branches + 1];
+        at[0] = Some(0);
+        for t in 0..branches {
+            let Some(node) = at[t] else { continue };
+            match &self.nodes[node].branch {
+                Some((split, left, right)) => {
+                    let m = split
+                        .coefficients
+                        .iter()
+                        .fold(0.0, |m: f64, c| m.max(c.abs()));
+                    if m > 0.0 {
+                        for (j, c) in split.coefficients.iter().enumerate() {
+                            a[(j, t)] = -c / m;
+                        }
+                        mu[t] = -split.threshold / (m * p as f64);
+                    } else {
+                        mu[t] = if split.threshold >= 0.0 { -1.0 } else { 1.0 };
+                    }
+                    splits[t] = true;
+                    at[2 * t + 1] = Some(*left);
+                    at[2 * t + 2] = Some(*right);
+                }
+                None => at[2 * t + 2] = Some(node),
+            }
+        }
+        // A branch node at a leaf position: the tree is deeper than `depth`.
+        if at[branches..]
+            .iter()
+            .flatten()
+            .any(|&node| self.nodes[node].branch.is_some())
+        {
+            return None;
+        }
+        let leaf_of = (0..x.nrows())
+            .map(|i| {
+                let mut t = 0;
+                while t < branches {
+                    let z: f64 = (0..p).map(|j| a[(j, t)] * x[(i, j)]).sum::<f64>() / p as f64;
+                    t = if z - mu[t] >= 0.0 {
+                        2 * t + 1
+                    } else {
+                        2 * t + 2
+                    };
+                }
+                t - branches
+            })
+            .collect();
+        Some(AxisSplits {
+            a,
+            mu,
+            leaf_of,
+            splits,
         })
     }
 }

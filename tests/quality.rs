@@ -243,3 +243,65 @@ fn sorct_refit_keeps_the_support_and_unshrinks_the_splits() {
     assert!(refit.train_accuracy > shrunk.train_accuracy + 0.05);
     assert!(refit.test_accuracy > 0.93, "{}", refit.test_accuracy);
 }
+
+/// `tao_start`: oblique TAO's tree (CART's, its nodes refitted as l1-logistic regressions
+/// through IPOPT) laid into S-ORCT's branch nodes predicts on the training rows exactly as
+/// the TAO tree does, so the start is that tree and the choice's "kept as it is" is too.
+#[test]
+fn the_tao_start_is_the_tao_tree_laid_into_the_branch_nodes() {
+    use glassbox::data::{MinMaxScaler, Table};
+    use glassbox::formulation::NlpClassifierFormulation;
+    use glassbox::formulations::sorct::SorctConfig;
+    use glassbox::formulations::tao_oblique::TaoObliqueConfig;
+    use glassbox::model::Classifier;
+    use std::sync::Arc;
+    let d = Table::from_csv(&shared("iris.csv"), &Default::default())
+        .unwrap()
+        .encode_classification()
+        .unwrap();
+    let scaler = MinMaxScaler::fit(&d.x);
+    let x = scaler.transform(&d.x);
+    let solver = glassbox::registry::nlp_solver("ipopt", &Default::default()).unwrap();
+    let options = Default::default();
+    let (tree, outcome, _) = TaoObliqueConfig {
+        depth: Some(2),
+        lambda: glassbox::formulations::sorct::starts::TAO_START_LAMBDA,
+        ..Default::default()
+    }
+    .fit(&x, &d.y, 3, &*solver, &options)
+    .unwrap();
+    // TAO moved CART's splits (else this would test CART's start again).
+    assert!(outcome.errors_after < outcome.errors_before, "{outcome:?}");
+    let config = SorctConfig {
+        tao_start: true,
+        ..SorctConfig::default()
+    };
+    let problem = config
+        .problem(Arc::new(x.clone()), Arc::new(d.y.clone()), 3)
+        .unwrap();
+    let starts = config.greedy_starts(&problem, &*solver, &options);
+    let origins: Vec<&str> = starts.iter().map(|s| s.origin).collect();
+    assert_eq!(origins, ["cart", "tao"]);
+    let kept = config.greedy_model(
+        &problem,
+        &starts[1].point,
+        scaler,
+        d.classes.clone(),
+        d.encoding.clone(),
+    );
+    assert_eq!(kept.predict(&d.x), tree.predict_class(&x));
+}
+
+/// ... and in a run: the TAO start is solved second, and the choice judges its tree too.
+#[test]
+fn with_tao_start_the_choice_judges_the_tao_tree() {
+    let records = run("iris.csv", "name = \"sorct\"\ndepth = 2\ntao_start = true");
+    let origins: Vec<Option<&str>> = records.iter().map(|r| r.origin.as_deref()).collect();
+    assert_eq!(origins[..3], [Some("cart"), Some("tao"), None]);
+    let choice = selected(&records);
+    assert!(
+        choice.raw_status.contains(", tao 0."),
+        "{}",
+        choice.raw_status
+    );
+}

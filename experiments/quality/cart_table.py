@@ -16,6 +16,8 @@ Variants (one results folder each under OUT):
            before it was added.
   cartfixed  S-ORCT with the CART start at the paper's gamma (split_scale = "fixed"),
            the best objective selected.
+  tao      the defaults with the oblique TAO tree as one more start and candidate of the
+           choice (tao_start = true).
   rho      the defaults with the performance constraints of the S-ORCT paper's Tables 3
            and 4 (rho_k = 0.1), for their lambda = 0 rows (`paper_rows`).
 
@@ -64,6 +66,7 @@ VARIANTS = {
     "cartfixed": 'name = "sorct"\ndepth = %(depth)d\nsplit_scale = "fixed"\nselection_folds = 0\n',
     "objective": 'name = "sorct"\ndepth = %(depth)d\nselection_folds = 0\n',
     "rho": 'name = "sorct"\ndepth = %(depth)d\nrho = [0.1]\n',
+    "tao": 'name = "sorct"\ndepth = %(depth)d\ntao_start = true\n',
 }
 SOLVER = '\n[solver]\nname = "ipopt"\ntime_limit = 300.0\n\n[multistart]\nstarts = %(starts)d\nseed = 1\n'
 

@@ -242,6 +242,8 @@ impl L0TreeConfig {
             split_scale: self.split_scale,
             sharpness: self.sharpness,
             cart_start: self.cart_start,
+            // Not offered for l0tree (its greedy starts are the CART tree's alone).
+            tao_start: false,
             continuation: self.continuation,
             continuation_factor: self.continuation_factor,
             screen: self.screen,
@@ -456,7 +458,12 @@ impl NlpClassifierFormulation for L0TreeConfig {
         usize::from(self.cart_start)
     }
 
-    fn greedy_starts(&self, problem: &L0TreeProblem) -> Vec<GreedyStart> {
+    fn greedy_starts(
+        &self,
+        problem: &L0TreeProblem,
+        _solver: &dyn glassbox_core::NlpSolver,
+        _options: &glassbox_core::SolveOptions,
+    ) -> Vec<GreedyStart> {
         match self.cart_start {
             true => vec![GreedyStart {
                 origin: "cart",

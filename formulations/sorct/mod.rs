@@ -69,6 +69,11 @@ pub struct SorctConfig {
     /// Whether the CART tree of the same depth is one of the starts (besides the random
     /// ones; the default). The paper's protocol has random starts only.
     pub cart_start: bool,
+    /// Whether the oblique TAO tree of the same depth (CART's, its nodes refitted as
+    /// l1-logistic regressions on their care points by the `[solver]` backend) is one of
+    /// the starts too, and a tree the cross-validated choice may keep as it is. Not in the
+    /// paper: see [`starts::tao_start`].
+    pub tao_start: bool,
     /// Whether random starts climb from `gamma` to the data's gamma in stages when
     /// `split_scale = "data"` raised it (the default), instead of starting at it.
     pub continuation: bool,
@@ -105,6 +110,7 @@ impl Default for SorctConfig {
             split_scale: scale::SplitScale::Data,
             sharpness: scale::DEFAULT_SHARPNESS,
             cart_start: true,
+            tao_start: false,
             continuation: true,
             continuation_factor: scale::DEFAULT_CONTINUATION_FACTOR,
             screen: scale::DEFAULT_SCREEN,
@@ -201,6 +207,11 @@ pub fn info() -> FormulationInfo {
             name: "cart_start",
             default: "true",
             help: "also start from the CART tree of the same depth (false: random starts only, the paper)",
+        },
+        ParamSpec {
+            name: "tao_start",
+            default: "false",
+            help: "also start from the oblique TAO tree of the same depth (CART's nodes refitted as l1-logistic regressions by the [solver] backend), which the cross-validated choice may keep",
         },
         ParamSpec {
             name: "continuation",
@@ -418,17 +429,29 @@ impl NlpClassifierFormulation for SorctConfig {
     }
 
     fn greedy_start_count(&self) -> usize {
-        usize::from(self.cart_start)
+        usize::from(self.cart_start) + usize::from(self.tao_start)
     }
 
-    fn greedy_starts(&self, problem: &SorctProblem) -> Vec<GreedyStart> {
-        match self.cart_start {
-            true => vec![GreedyStart {
-                origin: "cart",
-                point: starts::cart_start(problem),
-            }],
-            false => Vec::new(),
-        }
+    fn greedy_starts(
+        &self,
+        problem: &SorctProblem,
+        solver: &dyn glassbox_core::NlpSolver,
+        options: &glassbox_core::SolveOptions,
+    ) -> Vec<GreedyStart> {
+        let cart = self.cart_start.then(|| GreedyStart {
+            origin: "cart",
+            point: starts::cart_start(problem),
+        });
+        // A TAO that fails leaves the split one start short (its CART start is there).
+        let tao = self
+            .tao_start
+            .then(|| starts::tao_start(problem, solver, options))
+            .flatten()
+            .map(|point| GreedyStart {
+                origin: "tao",
+                point,
+            });
+        cart.into_iter().chain(tao).collect()
     }
 
     fn solve_start(

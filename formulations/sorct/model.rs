@@ -361,7 +361,7 @@ mod tests {
             glassbox_core::learner::Targets::Classes { y, n_classes: 2 },
             1,
         );
-        let start = config.greedy_starts(&problem).remove(0).point;
+        let start = crate::sorct::starts::cart_start(&problem);
         (config, problem, cart, start)
     }
 

@@ -102,6 +102,39 @@ pub fn cart_start(problem: &SorctProblem) -> Vec<f64> {
     point(problem, &splits.a, &splits.mu, &c)
 }
 
+/// The l1 penalty of the node regressions of [`tao_start`]'s oblique TAO, on the scaled
+/// features: small, so that a node's hyperplane is the regression's with hardly a
+/// coefficient removed (S-ORCT's lambda = 0 asks for no sparsity), yet positive, so that a
+/// node whose care points a hyperplane separates still has a bounded regression.
+pub const TAO_START_LAMBDA: f64 = 1e-4;
+
+/// The oblique TAO tree (`tao_oblique`: CART of the problem's depth, then an l1-logistic
+/// regression per node on its care points, solved by `solver`, kept where it misroutes
+/// fewer of them) on the problem's training rows as a start: its hyperplanes laid into the
+/// branch nodes ([`crate::tao_oblique::ObliqueTree::randomized_splits`]), the leaves
+/// labelled as the CART start's are. `None` when TAO fails (its CART tree or every
+/// regression; a failed node regression leaves that node's CART split).
+pub fn tao_start(
+    problem: &SorctProblem,
+    solver: &dyn glassbox_core::NlpSolver,
+    options: &glassbox_core::SolveOptions,
+) -> Option<Vec<f64>> {
+    let lay = &problem.layout;
+    let depth = problem.params.depth;
+    let tao = crate::tao_oblique::TaoObliqueConfig {
+        depth: Some(depth),
+        lambda: TAO_START_LAMBDA,
+        ..Default::default()
+    };
+    let (tree, _, _) = tao
+        .fit(&problem.x, &problem.y, lay.classes, solver, options)
+        .ok()?;
+    let splits = tree.randomized_splits(&problem.x, depth)?;
+    let uniform = 1.0 / lay.classes as f64;
+    let c = label_leaves(problem, &splits.leaf_of).map(|v| 0.5 * v + 0.5 * uniform);
+    Some(point(problem, &splits.a, &splits.mu, &c))
+}
+
 /// Per leaf, the misclassification cost of labelling it with each class, over the rows
 /// `leaf_of` sends it, and the cheapest label.
 fn leaf_costs(problem: &SorctProblem, leaf_of: &[usize]) -> (Vec<Vec<f64>>, Vec<usize>) {

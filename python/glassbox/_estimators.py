@@ -215,9 +215,12 @@ class GlassboxEstimator(BaseEstimator):
                     starts = 0
             table = self._formulation_table()
             param_names = {n for n, _ in self._params.values()}
-            if warm_path is not None and "cart_start" in param_names:
-                # A refit starts from the previous model alone: no greedy (CART) start either.
-                table["cart_start"] = False
+            if warm_path is not None:
+                # A refit starts from the previous model alone: no greedy (CART, TAO) start
+                # either.
+                for greedy in ("cart_start", "tao_start"):
+                    if greedy in param_names:
+                        table[greedy] = False
             if warm_path is not None and "selection_folds" in param_names:
                 # ... and nothing to choose between
                 table["selection_folds"] = 0

@@ -100,9 +100,15 @@ pub trait NlpClassifierFormulation {
     /// A seeded random starting point.
     fn random_start(&self, problem: &Self::Problem, rng: &mut rand_chacha::ChaCha8Rng) -> Vec<f64>;
     /// Starting points the formulation builds from the training data itself, solved before
-    /// the seeded random starts (S-ORCT, l0tree: the CART tree of the same depth); none by
+    /// the seeded random starts (S-ORCT, l0tree: the CART tree of the same depth; S-ORCT's
+    /// oblique TAO tree, whose node regressions `solver` solves with `options`); none by
     /// default.
-    fn greedy_starts(&self, _problem: &Self::Problem) -> Vec<crate::starts::GreedyStart> {
+    fn greedy_starts(
+        &self,
+        _problem: &Self::Problem,
+        _solver: &dyn crate::NlpSolver,
+        _options: &crate::SolveOptions,
+    ) -> Vec<crate::starts::GreedyStart> {
         Vec::new()
     }
     /// How many [`Self::greedy_starts`] a split has (for progress bars; 0 by default).

@@ -266,8 +266,7 @@ pub(crate) fn kept_greedy_line(
             .as_str()
             .to_string(),
         raw_status: format!(
-            "{summary}: the {origin} tree kept as it is, the optimized one not better by more \
-             than one standard error"
+            "{summary}: the {origin} tree kept as it is, by the one-standard-error rule"
         ),
         objective: Some(objective),
         iterations,

@@ -103,6 +103,9 @@ impl<F: NlpClassifierFormulation> NlpClassifier<F> {
         let problem = &prepared.problem;
         let n = problem.num_variables();
         let warm_model = self.warm_model(config)?;
+        let solver = config
+            .registry
+            .nlp_solver(&config.solver.name, &config.solver.options)?;
         let starts = multistart::nlp_starts(
             config,
             carry,
@@ -112,12 +115,9 @@ impl<F: NlpClassifierFormulation> NlpClassifier<F> {
             n,
             warm_model.as_ref(),
             |m| f.warm_start(m, problem, &prepared.scaler),
-            f.greedy_starts(problem),
+            f.greedy_starts(problem, &*solver, &config.solver.options),
             |rng| f.random_start(problem, rng),
         )?;
-        let solver = config
-            .registry
-            .nlp_solver(&config.solver.name, &config.solver.options)?;
         let train = d.rows(&split.train);
         let test = d.rows(&split.test);
         let blank = SolveRecord::blank(

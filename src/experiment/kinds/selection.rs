@@ -3,11 +3,13 @@
 //! split's multistart, the training rows are dealt into k stratified folds; on each fold the
 //! greedy starts, the multistart's best point and ceil(starts / k) - 1 random starts are
 //! solved on the other rows, and every training row is predicted by the fold's
-//! best-objective tree and by the fold's greedy trees kept as they are. The greedy
-//! (simpler, axis-aligned) tree of all the training rows is returned unless the optimized
-//! trees are more accurate by more than one standard error ([`clearly_better`]); otherwise
-//! the multistart's best objective is. Either way one line is added and selected: the
-//! returned tree's, carrying the folds' accuracies and their seconds.
+//! best-objective tree and by the fold's greedy trees kept as they are. The most accurate
+//! greedy tree (the simpler one on a tie: CART's axis-aligned tree before S-ORCT's oblique
+//! TAO tree, which `tao_start` adds) of all the training rows is returned unless the
+//! optimized trees are more accurate than it by more than one standard error
+//! ([`clearly_better`], [`choose`]); otherwise the multistart's best objective is. Either
+//! way one line is added and selected: the returned tree's, carrying the folds' accuracies
+//! and their seconds.
 //!
 //! Why the best point starts each fold: `multistart::best_of_fold`.
 //!
@@ -73,19 +75,24 @@ where
         };
         let started = Instant::now();
         let incumbent = &ran.points[best_start];
-        let Some(votes) = self.fold_votes(config, d, split, carry, &dealt, incumbent)? else {
+        let solver = config
+            .registry
+            .nlp_solver(&config.solver.name, &config.solver.options)?;
+        let Some(votes) = self.fold_votes(config, d, split, carry, &dealt, incumbent, &*solver)?
+        else {
             ran.interrupted = true;
             return Ok(ran);
         };
         let optimized = share(&votes.optimized);
-        // The most accurate greedy tree that the optimized ones do not clearly beat.
-        let kept = votes
-            .greedy
-            .iter()
-            .enumerate()
-            .filter(|(_, (_, right))| !clearly_better(&votes.optimized, right))
-            .max_by(|a, b| share(&a.1 .1).total_cmp(&share(&b.1 .1)))
-            .map(|(g, _)| g);
+        let greedy_right: Vec<&[bool]> = votes.greedy.iter().map(|(_, r)| &r[..]).collect();
+        let kept = choose(&votes.optimized, &greedy_right);
+        // Its start on all the training rows (none where, as TAO may, it failed there).
+        let kept = kept.and_then(|g| {
+            f.greedy_starts(&prepared.problem, &*solver, &config.solver.options)
+                .into_iter()
+                .find(|start| start.origin == votes.greedy[g].0)
+                .map(|start| (g, start))
+        });
         let accuracies: Vec<String> = std::iter::once(format!("optimized {optimized:.4}"))
             .chain(
                 votes
@@ -100,8 +107,7 @@ where
         );
         let seconds = started.elapsed().as_secs_f64();
         let (record, model) = match kept {
-            Some(g) => {
-                let greedy = f.greedy_starts(&prepared.problem).swap_remove(g);
+            Some((g, greedy)) => {
                 let model = f.greedy_model(
                     &prepared.problem,
                     &greedy.point,
@@ -157,11 +163,9 @@ where
         carry: &UnitCarry<'_>,
         dealt: &[(Vec<usize>, Vec<usize>)],
         incumbent: &[f64],
+        solver: &dyn crate::NlpSolver,
     ) -> Result<Option<FoldVotes>> {
         let f = &self.0;
-        let solver = config
-            .registry
-            .nlp_solver(&config.solver.name, &config.solver.options)?;
         let mut votes = FoldVotes {
             optimized: Vec::new(),
             greedy: Vec::new(),
@@ -170,7 +174,7 @@ where
         let rows = |positions: &[usize]| -> Vec<usize> {
             positions.iter().map(|&k| split.train[k]).collect()
         };
-        for (k, (fit, held_out)) in dealt.iter().enumerate() {
+        for (fit, held_out) in dealt {
             let prepared = self.prepare(d, &rows(fit))?;
             let problem = &prepared.problem;
             let held_out = d.rows(&rows(held_out));
@@ -182,7 +186,7 @@ where
                     .map(|(p, y)| p == y)
                     .collect()
             };
-            let greedy = f.greedy_starts(problem);
+            let greedy = f.greedy_starts(problem, solver, &config.solver.options);
             let Some(best) = multistart::best_of_fold(
                 config,
                 split,
@@ -192,7 +196,7 @@ where
                 &greedy,
                 incumbent,
                 |rng| f.random_start(problem, rng),
-                |options, context| f.solve_start(problem, &*solver, options, context),
+                |options, context| f.solve_start(problem, solver, options, context),
             )?
             else {
                 return Ok(None);
@@ -203,7 +207,8 @@ where
                 Some(x) => right(&self.model_at(&prepared, d, x)),
                 None => vec![false; held_out.y.len()],
             });
-            for (g, start) in greedy.iter().enumerate() {
+            let before = votes.optimized.len() - held_out.y.len();
+            for start in &greedy {
                 let model = f.greedy_model(
                     problem,
                     &start.point,
@@ -211,14 +216,42 @@ where
                     d.classes.clone(),
                     d.encoding.clone(),
                 );
-                if k == 0 {
-                    votes.greedy.push((start.origin, Vec::new()));
-                }
+                let g = match votes.greedy.iter().position(|(o, _)| *o == start.origin) {
+                    Some(g) => g,
+                    None => {
+                        votes.greedy.push((start.origin, vec![false; before]));
+                        votes.greedy.len() - 1
+                    }
+                };
                 votes.greedy[g].1.extend(right(&model));
+            }
+            // A greedy tree a fold could not build (TAO can fail) misses the fold's rows.
+            for (_, right) in &mut votes.greedy {
+                right.resize(votes.optimized.len(), false);
             }
         }
         Ok(Some(votes))
     }
+}
+
+/// The choice among the trees the folds judged, from which training rows each got right:
+/// the optimized trees (`optimized`) and the greedy ones (`greedy`, the simplest first:
+/// CART's, then S-ORCT's oblique TAO tree where `tao_start` asks for it). The most accurate
+/// greedy tree (the simplest on a tie) is returned unless the optimized trees are more
+/// accurate than it by more than one standard error ([`clearly_better`]). The greedy trees
+/// compete on accuracy alone because each fold builds them on its own rows, an honest
+/// estimate; the optimized trees start from a point that saw the held-out rows
+/// (`multistart::best_of_fold`) and must clear the margin. `Some(g)` keeps greedy tree g,
+/// `None` the optimized tree. With CART's tree alone: CART unless the optimized trees are
+/// clearly better.
+fn choose(optimized: &[bool], greedy: &[&[bool]]) -> Option<usize> {
+    let mut best: Option<usize> = None;
+    for (g, right) in greedy.iter().enumerate() {
+        if best.is_none_or(|b| share(right) > share(greedy[b])) {
+            best = Some(g);
+        }
+    }
+    best.filter(|&g| !clearly_better(optimized, greedy[g]))
 }
 
 /// The share of `true` in `right` (an accuracy, from which rows a model got right).
@@ -258,5 +291,29 @@ mod tests {
         // Never the other way round.
         assert!(!clearly_better(&rows("1100"), &rows("1111")));
         assert_eq!(share(&rows("1100")), 0.5);
+    }
+
+    #[test]
+    fn the_most_accurate_greedy_tree_stays_unless_the_optimized_one_is_clearly_better() {
+        let cart = rows("1111000000");
+        // CART alone: the optimized tree must be clearly better.
+        assert_eq!(choose(&rows("1111100000"), &[&cart]), Some(0));
+        assert_eq!(choose(&rows("1111111000"), &[&cart]), None);
+        // A second greedy tree (TAO's) replaces CART when it is more accurate, by any
+        // margin; on a tie CART stays.
+        assert_eq!(
+            choose(&rows("1111000000"), &[&cart, &rows("1111100000")]),
+            Some(1)
+        );
+        assert_eq!(
+            choose(&rows("1111000000"), &[&cart, &rows("0111100000")]),
+            Some(0)
+        );
+        // The optimized tree must then be clearly better than TAO's, not only than CART's.
+        let tao = rows("1111110000");
+        assert_eq!(choose(&rows("1111111000"), &[&cart, &tao]), Some(1));
+        assert_eq!(choose(&rows("1111111110"), &[&cart, &tao]), None);
+        // Nothing to choose from: the optimized tree.
+        assert_eq!(choose(&rows("1"), &[]), None);
     }
 }
