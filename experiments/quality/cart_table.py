@@ -120,7 +120,7 @@ def load(out, variant, dataset, depth):
         return None
     recs = [json.loads(l) for l in open(path)]
     splits = sorted({r["split"] for r in recs})
-    acc, secs, iters, gamma, kept = [], [], [], [], []
+    acc, secs, iters, gamma, kept, tao_kept = [], [], [], [], [], []
     for s in splits:
         of = [r for r in recs if r["split"] == s]
         sel = [r for r in of if r.get("selected")]
@@ -134,7 +134,9 @@ def load(out, variant, dataset, depth):
         gamma.append(sel[0].get("gamma"))
         # whether the cross-validated choice kept CART's tree on this split
         kept.append(sel[0].get("origin") == "selection (cart)")
-    return {"acc": acc, "secs": secs, "iters": iters, "gamma": gamma, "cart_kept": kept}
+        tao_kept.append(sel[0].get("origin") == "selection (tao)")
+    return {"acc": acc, "secs": secs, "iters": iters, "gamma": gamma, "cart_kept": kept,
+            "tao_kept": tao_kept}
 
 
 def paired_se(a, b):
@@ -150,7 +152,10 @@ def table(args):
     head += ["%s - CART (pp) +- SE" % v for v in sorct]
     head += ["s/split %s" % v for v in sorct]
     head += ["iterations/split %s" % v for v in sorct]
-    head += ["CART kept (default)", "gamma (default)", "splits"]
+    head += ["CART kept (default)", "gamma (default)"]
+    if "tao" in sorct:
+        head += ["CART / TAO kept (tao)"]
+    head += ["splits"]
     print("| " + " | ".join(head) + " |")
     print("|" + "---|" * len(head))
     worst = {}
@@ -182,6 +187,10 @@ def table(args):
             g = res.get("default")
             row.append("%d of %d" % (sum(g["cart_kept"][:n]), n) if g else "")
             row.append("%g" % statistics.median(g["gamma"][:n]) if g and g["gamma"][0] else "")
+            if "tao" in sorct:
+                t = res.get("tao")
+                row.append("%d / %d" % (sum(t["cart_kept"][:n]), sum(t["tao_kept"][:n]))
+                           if t else "")
             row.append(str(n))
             print("| " + " | ".join(row) + " |")
     for v, w in worst.items():
