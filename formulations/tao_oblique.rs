@@ -249,17 +249,16 @@ impl ObliqueTree {
             splits[t].coefficients.get(j).copied().unwrap_or(0.0)
         })
     }
-}
 
-impl ObliqueTree {
     /// Lays the tree into the branch nodes of a randomized tree of depth `depth` on the rows
-    /// of `x` (N x p, the units the tree was fitted in), as [`crate::axis_start::axis_splits`] lays
-    /// CART's: a split `c . x <= s` becomes a = -c / m, mu = -s / (m p) with m = max_j |c_j|,
-    /// so that a.x / p - mu = (s - c.x) / (m p) is >= 0 exactly when the row goes left and
-    /// the largest coefficient is at the box's bound (as sharp as a in [-1, 1]^p allows). A
-    /// constant decision (no coefficient) sends every row its way (mu = -1 left, 1 right);
-    /// a position below a leaf, or a leaf above the last level, sends every row right (a =
-    /// 0, mu = 1), as for CART. `None` when the tree is deeper than `depth`.
+    /// of `x` (N x p, the units the tree was fitted in), as
+    /// [`crate::axis_start::axis_splits`] lays CART's: a split `c . x <= s` becomes a = -c /
+    /// m, mu = -s / (m p) with m = max_j |c_j|, so that a.x / p - mu = (s - c.x) / (m p),
+    /// which is at least 0 exactly when the row goes left, and the largest coefficient is at
+    /// the box's bound (as sharp as a in [-1, 1]^p allows). A constant decision (no coefficient) sends every
+    /// row its way (mu = -1 left, 1 right); a position below a leaf, or a leaf above the
+    /// last level, sends every row right (a = 0, mu = 1), as for CART. `None` when the tree
+    /// is deeper than `depth`.
     pub fn randomized_splits(&self, x: &DMatrix<f64>, depth: usize) -> Option<AxisSplits> {
         let p = x.ncols();
         let branches = (1usize << depth) - 1;
