@@ -28,6 +28,7 @@ use glassbox_core::data::{Encoding, MinMaxScaler};
 use glassbox_core::formulation::{FormulationInfo, ParamSpec};
 use glassbox_core::learner::{HeuristicFit, HeuristicLearner, TrainingSet};
 use glassbox_core::model::{CheckedModel, Classifier};
+use glassbox_core::tree::TreeShape;
 use glassbox_core::{metrics, GlassboxError, NlpSolver, Result, SolveOptions};
 use nalgebra::DMatrix;
 use serde::{Deserialize, Serialize};
@@ -300,18 +301,13 @@ impl ObliqueTree {
         {
             return None;
         }
+        let shape = TreeShape::new(depth);
         let leaf_of = (0..x.nrows())
             .map(|i| {
-                let mut t = 0;
-                while t < branches {
-                    let z: f64 = (0..p).map(|j| a[(j, t)] * x[(i, j)]).sum::<f64>() / p as f64;
-                    t = if z - mu[t] >= 0.0 {
-                        2 * t + 1
-                    } else {
-                        2 * t + 2
-                    };
-                }
-                t - branches
+                crate::oct::route(&shape, |t| {
+                    let z = (0..p).map(|j| a[(j, t)] * x[(i, j)]).sum::<f64>() / p as f64;
+                    Some(z - mu[t] >= 0.0)
+                })
             })
             .collect();
         Some(AxisSplits {

@@ -19,6 +19,7 @@ mod problem;
 pub(crate) mod tree_search;
 
 pub use model::{oct_diagram, Leaf, OctModel};
+pub(crate) use problem::route;
 pub use problem::{check_scaled_data, feature_epsilons, OctParams, OctProblem, Split, SplitKind};
 pub use tree_search::{OctStatement, OctTreeSearch, ThresholdColumn};
 
