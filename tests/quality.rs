@@ -305,3 +305,35 @@ fn with_tao_start_the_choice_judges_the_tao_tree() {
         choice.raw_status
     );
 }
+
+/// `selection_starts`: the folds solve the multistart's best random start again from its
+/// seed on their own rows ("replay"), or its best point climbing the gamma continuation
+/// ("softened"), instead of its best point as a solution (the default). The choice says
+/// which, and its folds cost more iterations (a random start climbs the continuation; the
+/// best point, solved at the target slope, is a solution already). On ionosphere, where
+/// `split_scale = "data"` raises gamma (to 2048 and more), so that there is a continuation.
+#[test]
+fn selection_starts_say_what_the_folds_solve() {
+    let default = run("ionosphere.csv", "name = \"sorct\"\ndepth = 1");
+    let default = selected(&default);
+    assert!(default.gamma.unwrap() > 512.0, "gamma {:?}", default.gamma);
+    assert!(!default.raw_status.contains("replayed"));
+    assert!(!default.raw_status.contains("softened"));
+    for (key, says) in [
+        ("replay", "5-fold selection (best random starts replayed)"),
+        ("softened", "5-fold selection (best point softened)"),
+    ] {
+        let records = run(
+            "ionosphere.csv",
+            &format!("name = \"sorct\"\ndepth = 1\nselection_starts = \"{key}\""),
+        );
+        let choice = selected(&records);
+        assert!(choice.raw_status.contains(says), "{}", choice.raw_status);
+        assert!(
+            choice.iterations > default.iterations,
+            "{key}: {} iterations, best point {}",
+            choice.iterations,
+            default.iterations
+        );
+    }
+}

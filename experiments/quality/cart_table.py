@@ -18,6 +18,10 @@ Variants (one results folder each under OUT):
            the best objective selected.
   tao      the defaults with the oblique TAO tree as one more start and candidate of the
            choice (tao_start = true).
+  replay   the defaults with the choice's folds replaying the multistart's best random
+           starts instead of starting from its best point (selection_starts = "replay").
+  softened the defaults with the choice's folds solving the best point as a random start
+           (climbing the gamma continuation; selection_starts = "softened").
   rho      the defaults with the performance constraints of the S-ORCT paper's Tables 3
            and 4 (rho_k = 0.1), for their lambda = 0 rows (`paper_rows`).
 
@@ -67,6 +71,8 @@ VARIANTS = {
     "objective": 'name = "sorct"\ndepth = %(depth)d\nselection_folds = 0\n',
     "rho": 'name = "sorct"\ndepth = %(depth)d\nrho = [0.1]\n',
     "tao": 'name = "sorct"\ndepth = %(depth)d\ntao_start = true\n',
+    "replay": 'name = "sorct"\ndepth = %(depth)d\nselection_starts = "replay"\n',
+    "softened": 'name = "sorct"\ndepth = %(depth)d\nselection_starts = "softened"\n',
 }
 SOLVER = '\n[solver]\nname = "ipopt"\ntime_limit = 300.0\n\n[multistart]\nstarts = %(starts)d\nseed = 1\n'
 

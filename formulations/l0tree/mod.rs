@@ -250,6 +250,7 @@ impl L0TreeConfig {
             // The steep approximation at the raised gamma does not shrink what it keeps.
             refit_support: false,
             selection_folds: self.selection_folds,
+            selection_starts: Default::default(),
         }
     }
 

@@ -27,7 +27,7 @@ use glassbox_core::data::{Encoding, MinMaxScaler};
 use glassbox_core::formulation::{
     BranchBlock, FormulationInfo, NlpClassifierFormulation, NodeBlocks, ParamSpec, ReportedParams,
 };
-use glassbox_core::starts::{GreedyStart, StartContext};
+use glassbox_core::starts::{FoldStarts, GreedyStart, StartContext};
 use glassbox_core::{GlassboxError, Result};
 use nalgebra::DMatrix;
 use rand_chacha::ChaCha8Rng;
@@ -93,6 +93,9 @@ pub struct SorctConfig {
     /// deviation from the paper: see [`NlpClassifierFormulation::selection_folds`] and
     /// README "Never worse than CART".
     pub selection_folds: usize,
+    /// Which starts the choice's folds solve besides the greedy ones: "best_point" (the
+    /// default), "replay" or "softened" ([`FoldStarts`]).
+    pub selection_starts: FoldStarts,
 }
 
 impl Default for SorctConfig {
@@ -116,6 +119,7 @@ impl Default for SorctConfig {
             screen: scale::DEFAULT_SCREEN,
             refit_support: false,
             selection_folds: DEFAULT_SELECTION_FOLDS,
+            selection_starts: FoldStarts::BestPoint,
         }
     }
 }
@@ -237,6 +241,11 @@ pub fn info() -> FormulationInfo {
             name: "selection_folds",
             default: "5",
             help: "folds of the cross-validated choice between the best objective's tree and the CART tree kept as it is, which wins unless the optimized one is more accurate by more than one standard error (0: the best objective, the paper)",
+        },
+        ParamSpec {
+            name: "selection_starts",
+            default: "\"best_point\"",
+            help: "what the choice's folds solve besides the greedy starts: \"best_point\" (the multistart's best point, then random starts), \"replay\" (its best random starts from their seeds), \"softened\" (the best point climbing the gamma continuation, then random starts)",
         },
     ];
     FormulationInfo {
@@ -413,6 +422,10 @@ impl NlpClassifierFormulation for SorctConfig {
 
     fn selection_folds(&self) -> usize {
         self.selection_folds
+    }
+
+    fn fold_starts(&self) -> FoldStarts {
+        self.selection_starts
     }
 
     fn problem(

@@ -165,6 +165,12 @@ pub trait NlpClassifierFormulation {
     fn selection_folds(&self) -> usize {
         0
     }
+    /// Which starts the choice's folds ([`Self::selection_folds`]) solve besides the greedy
+    /// ones: the multistart's best point by default (benches/README "Thirty splits" for
+    /// its optimism).
+    fn fold_starts(&self) -> crate::starts::FoldStarts {
+        crate::starts::FoldStarts::BestPoint
+    }
     /// The model of a greedy start kept as it is (by the choice of
     /// [`Self::selection_folds`]): the model at its point by default; a randomized tree
     /// returns it with hard splits, so that it predicts exactly as the greedy tree does.

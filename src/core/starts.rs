@@ -28,6 +28,28 @@ pub struct StartContext {
     pub incumbent: Option<f64>,
 }
 
+/// Which starts, besides its greedy ones, each fold of a cross-validated choice between an
+/// optimized and a greedy tree solves on its rows
+/// ([`crate::formulation::NlpClassifierFormulation::fold_starts`]). With k folds and N
+/// random starts per split, each spends ceil(N / k) solves.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FoldStarts {
+    /// The multistart's best point, as a solution (at the target slope), then the first
+    /// ceil(N / k) - 1 seeded random starts (the default). The point was fitted on every
+    /// training row, the held-out ones included, so a fold's tree from it is optimistic
+    /// on noisy data.
+    #[default]
+    BestPoint,
+    /// The multistart's best ceil(N / k) random starts replayed from their seeds on the
+    /// fold's rows: no row's fit reaches the fold, only the ranking of the starts.
+    Replay,
+    /// The best point solved as a random start is (a randomized tree's slope continuation
+    /// from its configured gamma up), so that the fold re-fits it where splits are soft,
+    /// then the first ceil(N / k) - 1 seeded random starts.
+    Softened,
+}
+
 /// A starting point a formulation builds from the training data (a greedy tree mapped into
 /// its variables), with where it comes from, as the results line reports it (`origin`).
 #[derive(Clone, Debug, PartialEq)]

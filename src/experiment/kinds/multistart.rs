@@ -12,7 +12,7 @@ use crate::experiment::engine::SplitSpec;
 use crate::experiment::unit::EngineData;
 use crate::formulation::ModelFile;
 use crate::model::JsonValue;
-use crate::starts::{GreedyStart, StartContext, StartKind};
+use crate::starts::{FoldStarts, GreedyStart, StartContext, StartKind};
 use crate::{GlassboxError, Result, WarmStart};
 use nalgebra::DMatrix;
 use rand::SeedableRng;
@@ -179,13 +179,74 @@ pub(crate) struct FoldBest {
     pub iterations: u64,
 }
 
-/// The starts of one of `folds` cross-validation folds of the choice between an optimized
-/// and a greedy tree (`selection.rs`, `regression_selection.rs`): the `greedy` starts, then
-/// the multistart's best point `incumbent`, solved like them (no gamma continuation: it is
-/// a solution already), then the first ceil(starts / folds) - 1 seeded random starts of
-/// `split` (`random_start`; the best point takes the place of one, so the folds cost no
-/// more), each solved by `solve` (the formulation's `solve_start` on the fold's problem of
-/// `n` variables); `None` when a stop request came between solves.
+/// What each fold of a cross-validated choice solves besides the greedy starts
+/// ([`best_of_fold`]): a point of the multistart solved as a start of the given kind, then
+/// seeded random starts drawn on the fold's rows.
+pub(crate) struct FoldPlan<'a> {
+    /// The point and how it is solved (as a solution, or climbing the continuation).
+    pub point: Option<(&'a [f64], StartKind)>,
+    /// The random starts' seeds.
+    pub seeds: Vec<u64>,
+}
+
+impl<'a> FoldPlan<'a> {
+    /// The plan `kind` asks for after a multistart of `folds` folds on `split` that ran
+    /// `records` and whose best point is `best` (ceil(starts / folds) solves besides the
+    /// greedy starts, as [`FoldStarts`] describes).
+    pub(crate) fn new(
+        kind: FoldStarts,
+        config: &ExperimentConfig,
+        split: &SplitSpec,
+        folds: usize,
+        records: &[SolveRecord],
+        best: &'a [f64],
+    ) -> FoldPlan<'a> {
+        let solves = config.multistart.starts.div_ceil(folds);
+        let first = |count: usize| {
+            (0..count)
+                .map(|s| start_seed(config, split.id, s))
+                .collect()
+        };
+        match kind {
+            FoldStarts::BestPoint => FoldPlan {
+                point: Some((best, StartKind::Greedy)),
+                seeds: first(solves.saturating_sub(1)),
+            },
+            FoldStarts::Softened => FoldPlan {
+                point: Some((best, StartKind::Random)),
+                seeds: first(solves.saturating_sub(1)),
+            },
+            FoldStarts::Replay => FoldPlan {
+                point: None,
+                seeds: best_seeds(records, solves),
+            },
+        }
+    }
+}
+
+/// The seeds of the `count` random starts of `records` (a multistart's lines) with the
+/// lowest objectives, best first; starts without a seed or an objective are skipped.
+fn best_seeds(records: &[SolveRecord], count: usize) -> Vec<u64> {
+    let mut seeded: Vec<(f64, u64)> = records
+        .iter()
+        .filter_map(|r| Some((r.objective.filter(|o| o.is_finite())?, r.seed?)))
+        .collect();
+    seeded.sort_by(|a, b| a.0.total_cmp(&b.0));
+    seeded
+        .into_iter()
+        .take(count)
+        .map(|(_, seed)| seed)
+        .collect()
+}
+
+/// The starts of one cross-validation fold of the choice between an optimized and a greedy
+/// tree (`selection.rs`, `regression_selection.rs`): the `greedy` starts, then `plan`'s
+/// (by default the multistart's best point, solved like the greedy starts, with no gamma
+/// continuation: it is a solution already, and the first ceil(starts / folds) - 1 seeded
+/// random starts of `split`: the best point takes the place of one, so the folds cost no
+/// more), random starts drawn by `random_start`; each solved by `solve` (the formulation's
+/// `solve_start` on the fold's problem of `n` variables); `None` when a stop request came
+/// between solves.
 ///
 /// Why the best point: the tree a split returns is the best of 1 + starts solves, a fold's
 /// would otherwise be the best of 1 + ceil(starts / folds), often in a poorer basin, and
@@ -197,25 +258,20 @@ pub(crate) struct FoldBest {
 /// splits"), while on iris and car D=2 they understate it. Replaying the best *start* on
 /// the fold's rows instead (no leak) was measured there too and lost more on the sets the
 /// best point had helped (monks2, ionosphere, sonar at D=1) than it won on those three.
-#[allow(clippy::too_many_arguments)]
 pub(crate) fn best_of_fold(
     config: &ExperimentConfig,
-    split: &SplitSpec,
     carry: &UnitCarry<'_>,
     n: usize,
-    folds: usize,
     greedy: &[GreedyStart],
-    incumbent: &[f64],
+    plan: &FoldPlan<'_>,
     random_start: impl Fn(&mut ChaCha8Rng) -> Vec<f64>,
     mut solve: impl FnMut(&crate::SolveOptions, StartContext) -> Result<crate::SolveResult>,
 ) -> Result<Option<FoldBest>> {
-    let random = config.multistart.starts.div_ceil(folds).saturating_sub(1);
     let starts = greedy
         .iter()
         .map(|g| (g.point.clone(), StartKind::Greedy))
-        .chain(std::iter::once((incumbent.to_vec(), StartKind::Greedy)))
-        .chain((0..random).map(|s| {
-            let seed = start_seed(config, split.id, s);
+        .chain(plan.point.map(|(x, kind)| (x.to_vec(), kind)))
+        .chain(plan.seeds.iter().map(|&seed| {
             (
                 random_start(&mut ChaCha8Rng::seed_from_u64(seed)),
                 StartKind::Random,
@@ -516,6 +572,28 @@ mod tests {
             origin: "cart",
             point: vec![9.0],
         }]
+    }
+
+    #[test]
+    fn best_seeds_rank_the_seeded_starts_by_objective() {
+        let config = config(4);
+        let blank = SolveRecord::blank(&config, "sorct", Default::default(), 0, 0, (1, 1));
+        let line = |seed: Option<u64>, objective: Option<f64>| SolveRecord {
+            seed,
+            objective,
+            ..blank.clone()
+        };
+        let records = [
+            line(None, Some(0.1)), // a greedy start: no seed to replay
+            line(Some(11), Some(3.0)),
+            line(Some(12), None), // no solution
+            line(Some(13), Some(1.0)),
+            line(Some(14), Some(f64::NAN)),
+            line(Some(15), Some(2.0)),
+        ];
+        assert_eq!(best_seeds(&records, 2), vec![13, 15]);
+        assert_eq!(best_seeds(&records, 9), vec![13, 15, 11]);
+        assert!(best_seeds(&records, 0).is_empty());
     }
 
     #[test]

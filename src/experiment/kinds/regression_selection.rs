@@ -28,6 +28,7 @@ use crate::data::{stratified_kfold, RegressionData};
 use crate::formulation::NlpRegressorFormulation;
 use crate::model::Regressor;
 use crate::nlp::NlpProblem;
+use crate::starts::FoldStarts;
 use crate::Result;
 use std::time::Instant;
 
@@ -72,7 +73,15 @@ where
             return Ok(ran);
         };
         let best_start = *best_start;
-        let incumbent = &ran.points[best_start];
+        // S-ORRT's folds start from the best point (no `selection_starts` key).
+        let plan = multistart::FoldPlan::new(
+            FoldStarts::BestPoint,
+            config,
+            split,
+            folds,
+            &ran.records,
+            &ran.points[best_start],
+        );
         let d = data.regression(f.name())?;
         // One "class": plain shuffled folds.
         let Ok(dealt) = stratified_kfold(
@@ -83,8 +92,7 @@ where
             return Ok(ran);
         };
         let started = Instant::now();
-        let Some(errors) = self.fold_errors(config, data, d, split, carry, &dealt, incumbent)?
-        else {
+        let Some(errors) = self.fold_errors(config, data, d, split, carry, &dealt, &plan)? else {
             ran.interrupted = true;
             return Ok(ran);
         };
@@ -149,7 +157,7 @@ where
     }
 
     /// Solves the folds `dealt` (pairs of positions in `split.train`): per fold the greedy
-    /// starts, the multistart's best point `incumbent` (`multistart::best_of_fold`) and the
+    /// starts, `plan`'s: the multistart's best point (`multistart::best_of_fold`) and the
     /// first ceil(starts / k) - 1 seeded random starts on the fold's training rows; the best
     /// objective's tree and the greedy trees predict the held-out rows. `None` when a stop
     /// request came between solves.
@@ -162,7 +170,7 @@ where
         split: &SplitSpec,
         carry: &UnitCarry<'_>,
         dealt: &[(Vec<usize>, Vec<usize>)],
-        incumbent: &[f64],
+        plan: &multistart::FoldPlan<'_>,
     ) -> Result<Option<FoldErrors>> {
         let f = &self.0;
         let solver = config
@@ -190,12 +198,10 @@ where
             let greedy = f.greedy_starts(problem);
             let Some(best) = multistart::best_of_fold(
                 config,
-                split,
                 carry,
                 problem.num_variables(),
-                dealt.len(),
                 &greedy,
-                incumbent,
+                plan,
                 |rng| f.random_start(problem, rng),
                 |options, context| f.solve_start(problem, &*solver, options, context),
             )?

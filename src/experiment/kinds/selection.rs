@@ -1,8 +1,8 @@
 //! The cross-validated choice between a randomized tree's optimized tree and its greedy
 //! start (S-ORCT's and l0tree's `selection_folds`, README "Never worse than CART"): after a
 //! split's multistart, the training rows are dealt into k stratified folds; on each fold the
-//! greedy starts, the multistart's best point and ceil(starts / k) - 1 random starts are
-//! solved on the other rows, and every training row is predicted by the fold's
+//! greedy starts, the multistart's best point and ceil(starts / k) - 1 random starts (or
+//! what S-ORCT's `selection_starts` asks for instead) are solved on the other rows, and every training row is predicted by the fold's
 //! best-objective tree and by the fold's greedy trees kept as they are. The most accurate
 //! greedy tree (the simpler one on a tie: CART's axis-aligned tree before S-ORCT's oblique
 //! TAO tree, which `tao_start` adds) of all the training rows is returned unless the
@@ -18,12 +18,13 @@
 use super::super::engine::SplitSpec;
 use super::super::unit::{EngineData, UnitCarry};
 use super::super::{ExperimentConfig, SolveRecord};
-use super::multistart::{self, Ran};
+use super::multistart::{self, FoldPlan, Ran};
 use super::nlp_classifier::{NlpClassifier, Prepared};
 use crate::data::{stratified_kfold, ClassificationData};
 use crate::formulation::NlpClassifierFormulation;
 use crate::model::Classifier;
 use crate::nlp::NlpProblem;
+use crate::starts::FoldStarts;
 use crate::Result;
 use std::time::Instant;
 
@@ -74,12 +75,18 @@ where
             return Ok(ran);
         };
         let started = Instant::now();
-        let incumbent = &ran.points[best_start];
+        let plan = FoldPlan::new(
+            f.fold_starts(),
+            config,
+            split,
+            folds,
+            &ran.records,
+            &ran.points[best_start],
+        );
         let solver = config
             .registry
             .nlp_solver(&config.solver.name, &config.solver.options)?;
-        let Some(votes) = self.fold_votes(config, d, split, carry, &dealt, incumbent, &*solver)?
-        else {
+        let Some(votes) = self.fold_votes(config, d, split, carry, &dealt, &plan, &*solver)? else {
             ran.interrupted = true;
             return Ok(ran);
         };
@@ -101,8 +108,13 @@ where
                     .map(|(origin, right)| format!("{origin} {:.4}", share(right))),
             )
             .collect();
+        let replayed = match f.fold_starts() {
+            FoldStarts::BestPoint => "",
+            FoldStarts::Replay => " (best random starts replayed)",
+            FoldStarts::Softened => " (best point softened)",
+        };
         let summary = format!(
-            "{folds}-fold selection, accuracy on the held-out rows: {}",
+            "{folds}-fold selection{replayed}, accuracy on the held-out rows: {}",
             accuracies.join(", ")
         );
         let seconds = started.elapsed().as_secs_f64();
@@ -150,10 +162,9 @@ where
     }
 
     /// Solves the folds `dealt` (pairs of positions in `split.train`): per fold the greedy
-    /// starts, the multistart's best point `incumbent` (`multistart::best_of_fold`) and the
-    /// first ceil(starts / k) - 1 seeded random starts on the fold's training rows; the best
-    /// objective's tree and the greedy trees predict the held-out rows. `None` when a stop
-    /// request came between solves.
+    /// starts and `plan`'s (`multistart::best_of_fold`: by default the multistart's best
+    /// point and ceil(starts / k) - 1 seeded random starts) on the fold's training rows; the best objective's tree and the greedy trees predict the
+    /// held-out rows. `None` when a stop request came between solves.
     #[allow(clippy::too_many_arguments)]
     fn fold_votes(
         &self,
@@ -162,7 +173,7 @@ where
         split: &SplitSpec,
         carry: &UnitCarry<'_>,
         dealt: &[(Vec<usize>, Vec<usize>)],
-        incumbent: &[f64],
+        plan: &FoldPlan<'_>,
         solver: &dyn crate::NlpSolver,
     ) -> Result<Option<FoldVotes>> {
         let f = &self.0;
@@ -189,12 +200,10 @@ where
             let greedy = f.greedy_starts(problem, solver, &config.solver.options);
             let Some(best) = multistart::best_of_fold(
                 config,
-                split,
                 carry,
                 problem.num_variables(),
-                dealt.len(),
                 &greedy,
-                incumbent,
+                plan,
                 |rng| f.random_start(problem, rng),
                 |options, context| f.solve_start(problem, solver, options, context),
             )?
