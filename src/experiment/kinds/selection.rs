@@ -249,8 +249,10 @@ where
 /// greedy tree (the simplest on a tie) is returned unless the optimized trees are more
 /// accurate than it by more than one standard error ([`clearly_better`]). The greedy trees
 /// compete on accuracy alone because each fold builds them on its own rows, an honest
-/// estimate; the optimized trees start from a point that saw the held-out rows
-/// (`multistart::best_of_fold`) and must clear the margin. `Some(g)` keeps greedy tree g,
+/// estimate; the optimized trees start by default from a point that saw the held-out rows
+/// (`multistart::best_of_fold`) and must clear the margin (kept with S-ORCT's honest
+/// `selection_starts` too: benches/README "What the choice's folds solve" measured them
+/// with it). `Some(g)` keeps greedy tree g,
 /// `None` the optimized tree. With CART's tree alone: CART unless the optimized trees are
 /// clearly better.
 fn choose(optimized: &[bool], greedy: &[&[bool]]) -> Option<usize> {
