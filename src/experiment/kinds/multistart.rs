@@ -202,24 +202,23 @@ impl<'a> FoldPlan<'a> {
         best: &'a [f64],
     ) -> FoldPlan<'a> {
         let solves = config.multistart.starts.div_ceil(folds);
-        let first = |count: usize| {
-            (0..count)
-                .map(|s| start_seed(config, split.id, s))
-                .collect()
+        // The best point, solved as a greedy start is (at the target slope) or as a random
+        // one (climbing the continuation), takes the place of one random start.
+        let solved_as = match kind {
+            FoldStarts::BestPoint => StartKind::Greedy,
+            FoldStarts::Softened => StartKind::Random,
+            FoldStarts::Replay => {
+                return FoldPlan {
+                    point: None,
+                    seeds: best_seeds(records, solves),
+                }
+            }
         };
-        match kind {
-            FoldStarts::BestPoint => FoldPlan {
-                point: Some((best, StartKind::Greedy)),
-                seeds: first(solves.saturating_sub(1)),
-            },
-            FoldStarts::Softened => FoldPlan {
-                point: Some((best, StartKind::Random)),
-                seeds: first(solves.saturating_sub(1)),
-            },
-            FoldStarts::Replay => FoldPlan {
-                point: None,
-                seeds: best_seeds(records, solves),
-            },
+        FoldPlan {
+            point: Some((best, solved_as)),
+            seeds: (0..solves.saturating_sub(1))
+                .map(|s| start_seed(config, split.id, s))
+                .collect(),
         }
     }
 }

@@ -2,11 +2,12 @@
 //! start (S-ORCT's and l0tree's `selection_folds`, README "Never worse than CART"): after a
 //! split's multistart, the training rows are dealt into k stratified folds; on each fold the
 //! greedy starts, the multistart's best point and ceil(starts / k) - 1 random starts (or
-//! what S-ORCT's `selection_starts` asks for instead) are solved on the other rows, and every training row is predicted by the fold's
-//! best-objective tree and by the fold's greedy trees kept as they are. The most accurate
-//! greedy tree (the simpler one on a tie: CART's axis-aligned tree before S-ORCT's oblique
-//! TAO tree, which `tao_start` adds) of all the training rows is returned unless the
-//! optimized trees are more accurate than it by more than one standard error
+//! what S-ORCT's `selection_starts` asks for instead) are solved on the other rows, and
+//! every training row is predicted by the fold's best-objective tree and by the fold's
+//! greedy trees kept as they are. The most accurate greedy tree (the simpler one on a tie:
+//! CART's axis-aligned tree before S-ORCT's oblique TAO tree, which `tao_start` adds) of
+//! all the training rows is returned unless the optimized trees are more accurate than it
+//! by more than one standard error
 //! ([`clearly_better`], [`choose`]); otherwise the multistart's best objective is. Either
 //! way one line is added and selected: the returned tree's, carrying the folds' accuracies
 //! and their seconds.
@@ -108,13 +109,13 @@ where
                     .map(|(origin, right)| format!("{origin} {:.4}", share(right))),
             )
             .collect();
-        let replayed = match f.fold_starts() {
+        let fold_starts_note = match f.fold_starts() {
             FoldStarts::BestPoint => "",
             FoldStarts::Replay => " (best random starts replayed)",
             FoldStarts::Softened => " (best point softened)",
         };
         let summary = format!(
-            "{folds}-fold selection{replayed}, accuracy on the held-out rows: {}",
+            "{folds}-fold selection{fold_starts_note}, accuracy on the held-out rows: {}",
             accuracies.join(", ")
         );
         let seconds = started.elapsed().as_secs_f64();
@@ -163,8 +164,9 @@ where
 
     /// Solves the folds `dealt` (pairs of positions in `split.train`): per fold the greedy
     /// starts and `plan`'s (`multistart::best_of_fold`: by default the multistart's best
-    /// point and ceil(starts / k) - 1 seeded random starts) on the fold's training rows; the best objective's tree and the greedy trees predict the
-    /// held-out rows. `None` when a stop request came between solves.
+    /// point and ceil(starts / k) - 1 seeded random starts) on the fold's training rows;
+    /// the best objective's tree and the greedy trees predict the held-out rows. `None`
+    /// when a stop request came between solves.
     #[allow(clippy::too_many_arguments)]
     fn fold_votes(
         &self,
@@ -252,9 +254,8 @@ where
 /// estimate; the optimized trees start by default from a point that saw the held-out rows
 /// (`multistart::best_of_fold`) and must clear the margin (kept with S-ORCT's honest
 /// `selection_starts` too: benches/README "What the choice's folds solve" measured them
-/// with it). `Some(g)` keeps greedy tree g,
-/// `None` the optimized tree. With CART's tree alone: CART unless the optimized trees are
-/// clearly better.
+/// with it). `Some(g)` keeps greedy tree g, `None` the optimized tree. With CART's tree
+/// alone: CART unless the optimized trees are clearly better.
 fn choose(optimized: &[bool], greedy: &[&[bool]]) -> Option<usize> {
     let mut best: Option<usize> = None;
     for (g, right) in greedy.iter().enumerate() {
