@@ -9,16 +9,26 @@
 # GLASSBOX_REQUIRE_SLURM=1, where they fail with the reason.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# Each step's start, in seconds since this script began, on standard error: where a CI run's
+# time goes (it must stay under 45 minutes from a fresh clone) is read from its log.
+step() { echo "test.sh: [${SECONDS} s] $*" >&2; }
+step "system packages"
 scripts/install-deps.sh
+step "fmt, clippy"
 cargo fmt --all -- --check
 # The workspace: the core (src/core), the formulations, the backends and the glassbox crate.
 cargo clippy --workspace --all-targets --quiet -- -D warnings
+step "cargo test (default features): build"
+cargo test --workspace --all-targets --no-run
+step "cargo test (default features): run"
 cargo test --workspace --all-targets
+step "Python package"
 # The Python package (python/): its extension built on the same target folder, then pytest.
 scripts/test-python.sh
 
 # The extension crate (examples/extension): a crate of its own that adds a formulation and a
 # backend from outside and runs glassbox's conformance suites on them. It shares target/.
+step "extension crate"
 extension=(--manifest-path examples/extension/Cargo.toml)
 cargo fmt "${extension[@]}" -- --check
 cargo clippy "${extension[@]}" --target-dir target --all-targets --quiet -- -D warnings
@@ -26,6 +36,9 @@ cargo test "${extension[@]}" --target-dir target
 
 if [ "${GLASSBOX_SKIP_TORCH:-0}" != 1 ]; then
   # Without `highs` so that HiGHS is not rebuilt for another feature set.
+  step "torch feature: libtorch (installed the first time)"
+  scripts/with-torch.sh true
+  step "torch feature: clippy, tests"
   torch_features=(--no-default-features --features glassbox/ipopt,glassbox/cbc,glassbox/torch)
   scripts/with-torch.sh cargo clippy --workspace "${torch_features[@]}" --all-targets --quiet -- -D warnings
   scripts/with-torch.sh cargo test -p glassbox "${torch_features[@]}" --test torch_backend --test conformance_nlp --test contextual_trees --test gradient_best_of_starts
@@ -33,3 +46,4 @@ if [ "${GLASSBOX_SKIP_TORCH:-0}" != 1 ]; then
   # torch backend's own)
   scripts/with-torch.sh cargo test --workspace "${torch_features[@]}" --lib -- contextual torch::
 fi
+step "done"
