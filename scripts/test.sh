@@ -14,6 +14,14 @@ cd "$(dirname "$0")/.."
 step() { echo "test.sh: [${SECONDS} s] $*" >&2; }
 step "system packages"
 scripts/install-deps.sh
+torch_pid=""
+if [ "${GLASSBOX_SKIP_TORCH:-0}" != 1 ]; then
+  # libtorch (the PyPI wheel, 4.7 GB the first time) downloads while the builds below use
+  # the cores; its output goes to target/torch-install.log and is shown if it fails.
+  mkdir -p target
+  scripts/with-torch.sh true > target/torch-install.log 2>&1 &
+  torch_pid=$!
+fi
 step "fmt, clippy"
 cargo fmt --all -- --check
 # The workspace: the core (src/core), the formulations, the backends and the glassbox crate.
@@ -36,14 +44,15 @@ cargo test "${extension[@]}" --target-dir target
 
 if [ "${GLASSBOX_SKIP_TORCH:-0}" != 1 ]; then
   # Without `highs` so that HiGHS is not rebuilt for another feature set.
-  step "torch feature: libtorch (installed the first time)"
-  scripts/with-torch.sh true
-  step "torch feature: clippy, tests"
+  step "torch feature: libtorch (installed in the background since the start)"
+  wait "$torch_pid" || { cat target/torch-install.log >&2; exit 1; }
+  step "torch feature: clippy"
   torch_features=(--no-default-features --features glassbox/ipopt,glassbox/cbc,glassbox/torch)
   scripts/with-torch.sh cargo clippy --workspace "${torch_features[@]}" --all-targets --quiet -- -D warnings
+  # The tests that need libtorch (the torch backend, the contextual trees' fit). No unit test
+  # is behind the feature (the tensor objectives are tested through the backend), and clippy
+  # above has type-checked every target with it.
+  step "torch feature: tests"
   scripts/with-torch.sh cargo test -p glassbox "${torch_features[@]}" --test torch_backend --test conformance_nlp --test contextual_trees --test gradient_best_of_starts
-  # the unit tests that only compile with torch (the contextual trees' policy and model, the
-  # torch backend's own)
-  scripts/with-torch.sh cargo test --workspace "${torch_features[@]}" --lib -- contextual torch::
 fi
 step "done"

@@ -18,7 +18,8 @@
 //! default is 1.038 on starts 10 to 19 (0.953 on 0 to 9), and three of its Boston solves take
 //! over a minute each (its Newton stage's autograd Hessians). Run the torch test with
 //! `scripts/with-torch.sh cargo test --features torch --test gradient_best_of_starts`.
-//! Times are printed with `-- --nocapture`, not asserted.
+//! Times are printed with `-- --nocapture`, not asserted (the starts are solved two or more at a
+//! time, so a solve's seconds include its neighbours' load).
 
 #[path = "common/iris_split.rs"]
 mod iris_split;
@@ -30,6 +31,7 @@ use glassbox::formulations::sorrt::{self, SorrtConfig};
 use glassbox::{registry, NlpProblem, RawOptionValue, SolveOptions, WarmStart};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
+use rayon::prelude::*;
 use std::sync::Arc;
 
 /// The best objective over `starts` (seed, point) of IPOPT and of `backend` (with `raw`),
@@ -42,50 +44,58 @@ fn best_of(
     backend: &str,
     raw: &[(&str, &str)],
 ) -> (f64, f64) {
-    let (mut best_ipopt, mut best_backend) = (f64::INFINITY, f64::INFINITY);
-    eprintln!("{name}: seed, IPOPT objective (s), {backend} objective (s, status)");
-    for (s, x0) in starts {
-        let solve = |solver: &str| {
-            let mut options =
-                SolveOptions::default().with_warm_start(Some(WarmStart::primal(x0.clone())));
-            if solver != "ipopt" {
-                for (k, v) in raw {
-                    let value = v
-                        .parse::<i64>()
-                        .map(RawOptionValue::Int)
-                        .unwrap_or_else(|_| RawOptionValue::Str(v.to_string()));
-                    options.raw.insert(k.to_string(), value);
+    // The starts are solved in parallel (rayon, one per core): the Boston half takes minutes.
+    // Each gives IPOPT's objective, the backend's and the line printed for it.
+    let solved: Vec<(f64, f64, String)> = starts
+        .par_iter()
+        .map(|(s, x0)| {
+            let solve = |solver: &str| {
+                let mut options =
+                    SolveOptions::default().with_warm_start(Some(WarmStart::primal(x0.clone())));
+                if solver != "ipopt" {
+                    for (k, v) in raw {
+                        let value = v
+                            .parse::<i64>()
+                            .map(RawOptionValue::Int)
+                            .unwrap_or_else(|_| RawOptionValue::Str(v.to_string()));
+                        options.raw.insert(k.to_string(), value);
+                    }
                 }
-            }
-            registry::nlp_solver(solver, &options)
-                .unwrap()
-                .solve(problem, &options)
-                .unwrap()
-        };
-        let ipopt = solve("ipopt");
-        assert!(ipopt.status.has_solution(), "IPOPT: {}", ipopt.raw_status);
-        let other = solve(backend);
-        assert!(
-            other.status.has_solution(),
-            "{name}, seed {s}, {backend}: {} ({})",
-            other.status,
-            other.raw_status
-        );
-        let f = problem.objective(&other.primal);
-        assert!((f - other.objective.unwrap()).abs() <= 1e-9 * f.abs().max(1.0));
-        let violation = sorrt_boston::max_violation(problem, &other.primal);
-        assert!(
-            violation <= 1e-6,
-            "{name}, seed {s}, {backend}: violation {violation:e}"
-        );
-        let fi = problem.objective(&ipopt.primal);
-        eprintln!(
-            "  {s:>2}  {fi:.6e} ({:.2} s)  {f:.6e} ({:.2} s, {})",
-            ipopt.wall_seconds, other.wall_seconds, other.status
-        );
-        best_ipopt = best_ipopt.min(fi);
-        best_backend = best_backend.min(f);
+                registry::nlp_solver(solver, &options)
+                    .unwrap()
+                    .solve(problem, &options)
+                    .unwrap()
+            };
+            let ipopt = solve("ipopt");
+            assert!(ipopt.status.has_solution(), "IPOPT: {}", ipopt.raw_status);
+            let other = solve(backend);
+            assert!(
+                other.status.has_solution(),
+                "{name}, seed {s}, {backend}: {} ({})",
+                other.status,
+                other.raw_status
+            );
+            let f = problem.objective(&other.primal);
+            assert!((f - other.objective.unwrap()).abs() <= 1e-9 * f.abs().max(1.0));
+            let violation = sorrt_boston::max_violation(problem, &other.primal);
+            assert!(
+                violation <= 1e-6,
+                "{name}, seed {s}, {backend}: violation {violation:e}"
+            );
+            let fi = problem.objective(&ipopt.primal);
+            let line = format!(
+                "  {s:>2}  {fi:.6e} ({:.2} s)  {f:.6e} ({:.2} s, {})",
+                ipopt.wall_seconds, other.wall_seconds, other.status
+            );
+            (fi, f, line)
+        })
+        .collect();
+    eprintln!("{name}: seed, IPOPT objective (s), {backend} objective (s, status)");
+    for (_, _, line) in &solved {
+        eprintln!("{line}");
     }
+    let best_ipopt = solved.iter().map(|r| r.0).fold(f64::INFINITY, f64::min);
+    let best_backend = solved.iter().map(|r| r.1).fold(f64::INFINITY, f64::min);
     eprintln!(
         "  best: IPOPT {best_ipopt:.6e}, {backend} {best_backend:.6e}, ratio {:.4}",
         best_backend / best_ipopt
