@@ -43,11 +43,13 @@ cargo clippy "${extension[@]}" --target-dir target --all-targets --quiet -- -D w
 cargo test "${extension[@]}" --target-dir target
 
 if [ "${GLASSBOX_SKIP_TORCH:-0}" != 1 ]; then
-  # Without `highs` so that HiGHS is not rebuilt for another feature set.
+  # The default backends and torch: with the feature pins of src/core/Cargo.toml and
+  # solvers/Cargo.toml this build reuses the default build's dependencies, HiGHS included,
+  # and compiles only the glassbox crates (and tch) again.
   step "torch feature: libtorch (installed in the background since the start)"
   wait "$torch_pid" || { cat target/torch-install.log >&2; exit 1; }
   step "torch feature: clippy"
-  torch_features=(--no-default-features --features glassbox/ipopt,glassbox/cbc,glassbox/torch)
+  torch_features=(--features glassbox/torch)
   scripts/with-torch.sh cargo clippy --workspace "${torch_features[@]}" --all-targets --quiet -- -D warnings
   # The tests that need libtorch (the torch backend, the contextual trees' fit). No unit test
   # is behind the feature (the tensor objectives are tested through the backend), and clippy
