@@ -42,33 +42,28 @@ fn best_of(
     problem: &dyn NlpProblem,
     starts: &[(u64, Vec<f64>)],
     backend: &str,
-    raw: &[(&str, &str)],
+    raw: &[(&str, RawOptionValue)],
 ) -> (f64, f64) {
+    // The backend's options, without the start; IPOPT runs at its defaults.
+    let mut backend_options = SolveOptions::default();
+    for (k, v) in raw {
+        backend_options.raw.insert(k.to_string(), v.clone());
+    }
     // The starts are solved in parallel (rayon, one per core): the Boston half takes minutes.
     // Each gives IPOPT's objective, the backend's and the line printed for it.
     let solved: Vec<(f64, f64, String)> = starts
         .par_iter()
         .map(|(s, x0)| {
-            let solve = |solver: &str| {
-                let mut options =
-                    SolveOptions::default().with_warm_start(Some(WarmStart::primal(x0.clone())));
-                if solver != "ipopt" {
-                    for (k, v) in raw {
-                        let value = v
-                            .parse::<i64>()
-                            .map(RawOptionValue::Int)
-                            .unwrap_or_else(|_| RawOptionValue::Str(v.to_string()));
-                        options.raw.insert(k.to_string(), value);
-                    }
-                }
+            let solve = |solver: &str, options: &SolveOptions| {
+                let options = options.with_warm_start(Some(WarmStart::primal(x0.clone())));
                 registry::nlp_solver(solver, &options)
                     .unwrap()
                     .solve(problem, &options)
                     .unwrap()
             };
-            let ipopt = solve("ipopt");
+            let ipopt = solve("ipopt", &SolveOptions::default());
             assert!(ipopt.status.has_solution(), "IPOPT: {}", ipopt.raw_status);
-            let other = solve(backend);
+            let other = solve(backend, &backend_options);
             assert!(
                 other.status.has_solution(),
                 "{name}, seed {s}, {backend}: {} ({})",
@@ -133,7 +128,7 @@ fn boston(seeds: std::ops::Range<u64>) -> (sorrt::SorrtProblem, Vec<(u64, Vec<f6
 }
 
 /// The clause for `backend` with `raw` on both problems.
-fn assert_best_within_one_percent(backend: &str, raw: &[(&str, &str)]) {
+fn assert_best_within_one_percent(backend: &str, raw: &[(&str, RawOptionValue)]) {
     let (problem, starts) = iris(0..20);
     let (ipopt, other) = best_of("S-ORCT iris D=2", &problem, &starts, backend, raw);
     assert!(
@@ -149,16 +144,24 @@ fn assert_best_within_one_percent(backend: &str, raw: &[(&str, &str)]) {
 }
 
 // Not in the torch build: scripts/test.sh runs this file there for the torch test only, and the
-// lbfgs test has run in the default build already (its two minutes would run twice in CI).
+// lbfgs test has run in the default build already (60-100 s that CI would run twice).
 #[cfg(not(feature = "torch"))]
 #[test]
 fn lbfgs_barrier_with_lbfgs_steps_best_of_starts_within_one_percent_of_ipopt() {
     // lbfgs's setting for a multistart: the barrier path with L-BFGS steps (Newton on a stall).
-    assert_best_within_one_percent("lbfgs", &[("path", "barrier"), ("refine_after", "1000000")]);
+    let raw = [
+        ("path", RawOptionValue::Str("barrier".into())),
+        ("refine_after", RawOptionValue::Int(1_000_000)),
+    ];
+    assert_best_within_one_percent("lbfgs", &raw);
 }
 
 #[cfg(feature = "torch")]
 #[test]
 fn torch_barrier_best_of_starts_within_one_percent_of_ipopt() {
-    assert_best_within_one_percent("torch", &[("device", "cpu"), ("path", "barrier")]);
+    let raw = [
+        ("device", RawOptionValue::Str("cpu".into())),
+        ("path", RawOptionValue::Str("barrier".into())),
+    ];
+    assert_best_within_one_percent("torch", &raw);
 }
