@@ -43,32 +43,8 @@ for n in "${sizes[@]}"; do
     t=$(now)
     "$bin" generate --rows "$n" --seed 1 --out "$work/train_$n.csv" --force >/dev/null
     echo "N=$n: generate: $(since "$t") s"
-    cat > "$work/sorrt_$n.toml" <<TOML
-# Written by benches/sorrt_large.sh.
-[data]
-path = "train_$n.csv"
-test_path = "test.csv"
-
-[split]
-repeats = 1
-seed = 1
-
-[formulation]
-name = "sorrt"
-depth = 1
-start_features = ["x1", "x2"]
-gamma = 512.0
-lambda_local = 0.0
-lambda_global = 0.0
-
-[solver]
-name = "lbfgs"
-time_limit = $time_limit
-
-[multistart]
-starts = $starts
-seed = 1
-TOML
+    benches/sorrt_large_config.sh "$n" "$starts" \
+        "$(printf 'name = "lbfgs"\ntime_limit = %s' "$time_limit")" > "$work/sorrt_$n.toml"
     t=$(now)
     "$bin" run "$work/sorrt_$n.toml" --out "$work/out_$n" --force > "$work/run_$n.txt"
     wall=$(since "$t")

@@ -6,6 +6,8 @@
 //! Depends on `glassbox-core` only.
 
 pub mod dp;
+#[cfg(feature = "torch")]
+mod dynamic_library;
 pub mod gradient;
 #[cfg(feature = "ipopt")]
 pub mod ipopt;

@@ -36,7 +36,8 @@
 //!
 //! Every option of `"lbfgs"` (see [`super::gradient`]), plus the raw options
 //! - `device`: `"cpu"`, `"cuda"` (an error when no CUDA device is available at run time),
-//!   or `"auto"` (the default: CUDA when available, else the CPU);
+//!   or `"auto"` (the default: CUDA when available, else the CPU); for both, libtorch's CUDA
+//!   library is opened first (`load_libtorch_cuda`: the linker drops it from the binary);
 //! - `dtype`: `"float64"` (the default) or `"float32"`. In float32 the objective and gradient
 //!   carry about 7 significant digits, so `tolerance` should be loosened (to ~1e-5).
 //!
@@ -55,7 +56,7 @@ use glassbox_core::options::{check_raw_options, OptionKind, OptionSpec, RawOptio
 use glassbox_core::solver::{Capabilities, NlpSolver};
 use glassbox_core::tensor::{PreparedObjective, TensorObjective};
 use glassbox_core::{GlassboxError, Result, SolveOptions, SolveResult};
-use std::sync::Mutex;
+use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
 use tch::{Device, Kind, Tensor};
 
@@ -155,20 +156,48 @@ impl TorchSolver {
     }
 }
 
+/// Opens libtorch's CUDA library (`libtorch_cuda.so`) once, and says why it could not be.
+/// Why: torch-sys links it, but nothing of ours calls into it directly, so the linker's
+/// `--as-needed` drops it from every binary, and a libtorch without it registers no CUDA
+/// hooks: `device = "cuda"` failed with "no CUDA device" and `"auto"` ran on the CPU on a
+/// machine with a GPU (seen on an H200). It is opened from the loader's search path, where
+/// the binary finds `libtorch_cpu.so` too (torch/lib, see scripts/with-torch.sh); a CPU-only
+/// libtorch has no such file, and the CPU is all there is. libtorch asks once whether CUDA
+/// is there and keeps the answer, so this runs before the first such question.
+fn load_libtorch_cuda() -> std::result::Result<(), String> {
+    use crate::dynamic_library::{open, RTLD_LOCAL, RTLD_NOW};
+    static LOADED: OnceLock<std::result::Result<(), String>> = OnceLock::new();
+    LOADED
+        .get_or_init(|| open("libtorch_cuda.so", RTLD_NOW | RTLD_LOCAL).map(|_| ()))
+        .clone()
+}
+
+/// Whether libtorch sees a CUDA device (its CUDA library opened first).
+pub fn cuda_is_available() -> bool {
+    load_libtorch_cuda().is_ok() && tch::Cuda::is_available()
+}
+
 /// The device and kind the options ask for.
 fn device_and_kind(options: &SolveOptions) -> Result<(Device, Kind)> {
     let device = match options.raw.get("device") {
         Some(RawOptionValue::Str(s)) if s == "cpu" => Device::Cpu,
         Some(RawOptionValue::Str(s)) if s == "cuda" => {
-            if !tch::Cuda::is_available() {
+            if !cuda_is_available() {
+                let why = match load_libtorch_cuda() {
+                    Err(e) => format!("libtorch's CUDA library did not open ({e})"),
+                    Ok(()) => "libtorch sees no CUDA device here".to_string(),
+                };
                 return Err(GlassboxError::Capability {
                     solver: NAME.to_string(),
-                    what: "run on device \"cuda\": libtorch sees no CUDA device here (use device = \"cpu\" or \"auto\")".to_string(),
+                    what: format!(
+                        "run on device \"cuda\": {why} (use device = \"cpu\" or \"auto\")"
+                    ),
                 });
             }
             Device::Cuda(0)
         }
-        _ => Device::cuda_if_available(),
+        _ if cuda_is_available() => Device::Cuda(0),
+        _ => Device::Cpu,
     };
     let kind = match options.raw.get("dtype") {
         Some(RawOptionValue::Str(s)) if s == "float32" => Kind::Float,

@@ -286,6 +286,45 @@ fn float32_solves_to_float32_accuracy() {
     );
 }
 
+/// The files of the shared libraries mapped into this process.
+fn mapped_libraries() -> Vec<String> {
+    let maps = std::fs::read_to_string("/proc/self/maps").unwrap();
+    maps.lines()
+        .filter_map(|line| line.split_whitespace().nth(5))
+        .filter(|file| file.contains(".so"))
+        .map(str::to_string)
+        .collect()
+}
+
+/// With a CUDA build of libtorch (the PyPI wheel's: libtorch_cuda.so beside libtorch_cpu.so),
+/// asking for CUDA opens its CUDA library: the linker drops it from the binary, and without
+/// it libtorch saw no GPU even on a machine with one. Holds on a machine without a GPU too.
+#[test]
+fn asking_for_cuda_opens_libtorch_cuda() {
+    let cpu_library = mapped_libraries()
+        .into_iter()
+        .find(|file| file.ends_with("/libtorch_cpu.so"))
+        .expect("libtorch_cpu.so is mapped");
+    let cuda_library = Path::new(&cpu_library).with_file_name("libtorch_cuda.so");
+    let available = glassbox::solvers::torch::cuda_is_available();
+    let mapped = mapped_libraries();
+    eprintln!(
+        "libtorch_cuda.so beside libtorch_cpu.so: {}; CUDA available: {available}",
+        cuda_library.exists()
+    );
+    if cuda_library.exists() {
+        assert!(
+            mapped
+                .iter()
+                .any(|file| file.ends_with("/libtorch_cuda.so")),
+            "{} exists but was not opened",
+            cuda_library.display()
+        );
+    } else {
+        assert!(!available);
+    }
+}
+
 #[test]
 fn options_and_capabilities() {
     // Without a tensor form: a capability error naming the problem.
@@ -322,11 +361,37 @@ fn options_and_capabilities() {
         "{}",
         refine_after[0].help
     );
-    if !tch::Cuda::is_available() {
+    if !glassbox::solvers::torch::cuda_is_available() {
         let cuda = SolveOptions::default().with_raw("device", RawOptionValue::Str("cuda".into()));
         let err = torch().solve(&bounded_quadratic(), &cuda).unwrap_err();
         assert!(matches!(err, GlassboxError::Capability { .. }), "{err}");
     }
+}
+
+/// The devices the tensor objectives are checked on: the CPU, and CUDA where libtorch sees a
+/// GPU (so on a machine with one these tests check the GPU's objective and gradient too).
+fn devices() -> Vec<Device> {
+    let mut devices = vec![Device::Cpu];
+    if glassbox::solvers::torch::cuda_is_available() {
+        devices.push(Device::Cuda(0));
+    }
+    devices
+}
+
+/// The prepared objective's value and gradient (autograd's) at `point`, in float64 on the
+/// device it was prepared for.
+fn value_and_gradient(
+    prepared: &dyn PreparedObjective,
+    point: &[f64],
+    device: Device,
+) -> (f64, Vec<f64>) {
+    let xt = Tensor::from_slice(point)
+        .to_device(device)
+        .set_requires_grad(true);
+    let value = prepared.objective(&xt);
+    value.backward();
+    let grad = Vec::<f64>::try_from(&xt.grad().to_device(Device::Cpu)).unwrap();
+    (value.double_value(&[]), grad)
 }
 
 // ---------------------------------------------------------------------------------------
@@ -367,29 +432,33 @@ fn sorct_tensor_objective_equals_the_objective_and_its_gradient() {
     let (x, y) = (Arc::new(x), Arc::new(y));
     for (name, config) in sorct_configs() {
         let problem = config.problem(x.clone(), y.clone(), 3).unwrap();
-        let prepared = problem
+        let objective = problem
             .tensor_objective()
-            .expect("S-ORCT has a tensor objective")
-            .prepare(Device::Cpu, Kind::Double);
+            .expect("S-ORCT has a tensor objective");
         let (xl, xu) = problem.variable_bounds();
-        let mut rng = ChaCha8Rng::seed_from_u64(7);
-        for _ in 0..5 {
-            let point: Vec<f64> = xl
-                .iter()
-                .zip(&xu)
-                .map(|(l, u)| l + (u - l) * rng.random::<f64>())
-                .collect();
-            let xt = Tensor::from_slice(&point).set_requires_grad(true);
-            let value = prepared.objective(&xt);
-            value.backward();
-            let f = value.double_value(&[]);
-            let grad = Vec::<f64>::try_from(&xt.grad()).unwrap();
-            let f_ref = problem.objective(&point);
-            let mut g_ref = vec![0.0; point.len()];
-            problem.gradient(&point, &mut g_ref);
-            assert!((f - f_ref).abs() <= 1e-10, "{name}: {f} vs {f_ref}");
-            for (j, (a, b)) in grad.iter().zip(&g_ref).enumerate() {
-                assert!((a - b).abs() <= 1e-8, "{name}: d/dx{j} {a} vs {b}");
+        for device in devices() {
+            let prepared = objective.prepare(device, Kind::Double);
+            let mut rng = ChaCha8Rng::seed_from_u64(7);
+            for _ in 0..5 {
+                let point: Vec<f64> = xl
+                    .iter()
+                    .zip(&xu)
+                    .map(|(l, u)| l + (u - l) * rng.random::<f64>())
+                    .collect();
+                let (f, grad) = value_and_gradient(prepared.as_ref(), &point, device);
+                let f_ref = problem.objective(&point);
+                let mut g_ref = vec![0.0; point.len()];
+                problem.gradient(&point, &mut g_ref);
+                assert!(
+                    (f - f_ref).abs() <= 1e-10,
+                    "{name}, {device:?}: {f} vs {f_ref}"
+                );
+                for (j, (a, b)) in grad.iter().zip(&g_ref).enumerate() {
+                    assert!(
+                        (a - b).abs() <= 1e-8,
+                        "{name}, {device:?}: d/dx{j} {a} vs {b}"
+                    );
+                }
             }
         }
     }
@@ -473,6 +542,40 @@ fn sorct_iris_torch_against_ipopt_and_lbfgs() {
     }
 }
 
+/// The same S-ORCT solves (iris, D=2, six starts) on the GPU end where the CPU's do: the
+/// objective and gradient agree to rounding (above), and iris's optima are well separated
+/// (1.7e-4, 1.7e-3, 9.1e-3, ...), so the two trajectories reach the same one, to the solver's
+/// tolerance. Checks something only where libtorch sees a
+/// GPU; elsewhere it says so and returns.
+#[test]
+fn sorct_iris_on_the_gpu_ends_where_the_cpu_does() {
+    if !glassbox::solvers::torch::cuda_is_available() {
+        eprintln!("no CUDA device: nothing to compare");
+        return;
+    }
+    let (x, y) = iris_train();
+    let (name, config) = sorct_configs().into_iter().next().unwrap();
+    let problem = config.problem(Arc::new(x), Arc::new(y), 3).unwrap();
+    for seed in 0..6 {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let x0 = starts::random_start(&problem, config.initialization, &mut rng);
+        let objective = |device: &str| {
+            let options = SolveOptions::default()
+                .with_warm_start(Some(WarmStart::primal(x0.clone())))
+                .with_raw("device", RawOptionValue::Str(device.into()));
+            let r = torch().solve(&problem, &options).unwrap();
+            assert!(r.status.has_solution(), "{device}: {}", r.raw_status);
+            r.objective.unwrap()
+        };
+        let (cpu, cuda) = (objective("cpu"), objective("cuda"));
+        eprintln!("{name}, seed {seed}: cpu {cpu:.8e}, cuda {cuda:.8e}");
+        assert!(
+            (cpu - cuda).abs() <= 1e-4 * cpu.abs(),
+            "{name}, seed {seed}: cpu {cpu} vs cuda {cuda}"
+        );
+    }
+}
+
 #[test]
 fn glassbox_run_with_torch_from_a_config() {
     let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/sorct_iris_lbfgs.toml");
@@ -534,34 +637,32 @@ fn sorrt_layouts() -> Vec<(&'static str, glassbox::formulations::sorrt::SorrtCon
 fn sorrt_tensor_objective_equals_the_objective_and_its_gradient() {
     for (name, config) in sorrt_layouts() {
         let problem = sorrt_boston::boston_problem(&config);
-        let prepared = problem
+        let objective = problem
             .tensor_objective()
-            .expect("S-ORRT has a tensor objective")
-            .prepare(Device::Cpu, Kind::Double);
-        let mut rng = ChaCha8Rng::seed_from_u64(11);
-        for _ in 0..4 {
-            let point = glassbox::formulations::sorrt::starts::random_start(
-                &problem,
-                config.initialization,
-                &mut rng,
-            );
-            let xt = Tensor::from_slice(&point).set_requires_grad(true);
-            let value = prepared.objective(&xt);
-            value.backward();
-            let f = value.double_value(&[]);
-            let grad = Vec::<f64>::try_from(&xt.grad()).unwrap();
-            let f_ref = problem.objective(&point);
-            let mut g_ref = vec![0.0; point.len()];
-            problem.gradient(&point, &mut g_ref);
-            assert!(
-                (f - f_ref).abs() <= 1e-10 * f_ref.abs().max(1.0),
-                "{name}: {f} vs {f_ref}"
-            );
-            for (j, (a, b)) in grad.iter().zip(&g_ref).enumerate() {
-                assert!(
-                    (a - b).abs() <= 1e-8 * b.abs().max(1.0),
-                    "{name}: d/dx{j} {a} vs {b}"
+            .expect("S-ORRT has a tensor objective");
+        for device in devices() {
+            let prepared = objective.prepare(device, Kind::Double);
+            let mut rng = ChaCha8Rng::seed_from_u64(11);
+            for _ in 0..4 {
+                let point = glassbox::formulations::sorrt::starts::random_start(
+                    &problem,
+                    config.initialization,
+                    &mut rng,
                 );
+                let (f, grad) = value_and_gradient(prepared.as_ref(), &point, device);
+                let f_ref = problem.objective(&point);
+                let mut g_ref = vec![0.0; point.len()];
+                problem.gradient(&point, &mut g_ref);
+                assert!(
+                    (f - f_ref).abs() <= 1e-10 * f_ref.abs().max(1.0),
+                    "{name}, {device:?}: {f} vs {f_ref}"
+                );
+                for (j, (a, b)) in grad.iter().zip(&g_ref).enumerate() {
+                    assert!(
+                        (a - b).abs() <= 1e-8 * b.abs().max(1.0),
+                        "{name}, {device:?}: d/dx{j} {a} vs {b}"
+                    );
+                }
             }
         }
     }
@@ -772,9 +873,13 @@ mod autograd_hessian {
     use std::time::Instant;
     use tch::{Device, Kind};
 
-    fn adapter(problem: &dyn NlpProblem, deadline: Option<Instant>) -> TorchProblem<'_> {
+    fn adapter(
+        problem: &dyn NlpProblem,
+        device: Device,
+        deadline: Option<Instant>,
+    ) -> TorchProblem<'_> {
         let tensor = problem.tensor_objective().expect("a tensor objective");
-        TorchProblem::new(problem, tensor, Device::Cpu, Kind::Double, deadline)
+        TorchProblem::new(problem, tensor, device, Kind::Double, deadline)
     }
 
     /// The dense symmetric matrix of a Hessian given as (row, column, value) entries.
@@ -791,9 +896,20 @@ mod autograd_hessian {
 
     /// The adapter's Hessian of the Lagrangian (autograd for the objective, the problem's
     /// for the constraints) equals the problem's analytic one at random points, with an
-    /// objective factor and random multipliers.
+    /// objective factor and random multipliers, on every device of `super::devices()`.
     fn assert_hessians_agree(name: &str, problem: &dyn NlpProblem, points: &[Vec<f64>]) {
-        let torch = adapter(problem, None);
+        for device in super::devices() {
+            assert_hessians_agree_on(&format!("{name}, {device:?}"), problem, points, device);
+        }
+    }
+
+    fn assert_hessians_agree_on(
+        name: &str,
+        problem: &dyn NlpProblem,
+        points: &[Vec<f64>],
+        device: Device,
+    ) {
+        let torch = adapter(problem, device, None);
         let n = problem.num_variables();
         let structure = problem.hessian_structure().expect("an analytic Hessian");
         let ours = torch.hessian_structure().expect("the autograd Hessian");
@@ -881,12 +997,12 @@ mod autograd_hessian {
         let problem = config.problem(x, Arc::new(d.y.clone()), 2).unwrap();
         let mut rng = ChaCha8Rng::seed_from_u64(1);
         let point = sorct::starts::random_start(&problem, config.initialization, &mut rng);
-        let torch = adapter(&problem, None);
+        let torch = adapter(&problem, Device::Cpu, None);
         assert!(torch
             .objective_hessian(&point)
             .iter()
             .all(|v| v.is_finite()));
-        let past = adapter(&problem, Some(Instant::now()));
+        let past = adapter(&problem, Device::Cpu, Some(Instant::now()));
         assert!(past.objective_hessian(&point).iter().all(|v| v.is_nan()));
     }
 }

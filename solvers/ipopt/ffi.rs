@@ -30,7 +30,7 @@ macro_rules! ipopt_functions {
             unsafe fn look_up(library: *mut c_void) -> Result<Self, String> {
                 Ok(Functions {
                     $( $name: {
-                        let symbol = dynamic::symbol(library, concat!(stringify!($name), "\0"))?;
+                        let symbol = crate::dynamic_library::symbol(library, concat!(stringify!($name), "\0"))?;
                         // SAFETY: the symbol is Ipopt's function of this C signature.
                         unsafe {
                             std::mem::transmute::<*mut c_void, unsafe extern "C" fn($($ty),*) $(-> $ret)?>(symbol)
@@ -206,43 +206,10 @@ pub const INTERNAL_ERROR: c_int = -199;
 #[cfg(feature = "torch")]
 pub mod dynamic {
     use super::Functions;
-    use std::ffi::{c_char, c_int, c_void, CStr, CString};
+    use crate::dynamic_library::{self, RTLD_DEEPBIND, RTLD_LOCAL, RTLD_NOW};
     use std::sync::OnceLock;
 
-    const RTLD_NOW: c_int = 2;
-    const RTLD_LOCAL: c_int = 0;
-    const RTLD_DEEPBIND: c_int = 8;
-
-    extern "C" {
-        fn dlopen(file: *const c_char, mode: c_int) -> *mut c_void;
-        fn dlsym(handle: *mut c_void, name: *const c_char) -> *mut c_void;
-        fn dlerror() -> *mut c_char;
-    }
-
     static FUNCTIONS: OnceLock<Result<Functions, String>> = OnceLock::new();
-
-    fn last_error() -> String {
-        // SAFETY: dlerror returns null or a C string valid until the next dl* call.
-        unsafe {
-            let message = dlerror();
-            if message.is_null() {
-                "unknown error".to_string()
-            } else {
-                CStr::from_ptr(message).to_string_lossy().into_owned()
-            }
-        }
-    }
-
-    /// `name` ends with a NUL.
-    pub(super) fn symbol(library: *mut c_void, name: &str) -> Result<*mut c_void, String> {
-        // SAFETY: a live handle and a NUL-terminated name.
-        let address = unsafe { dlsym(library, name.as_ptr().cast()) };
-        if address.is_null() {
-            Err(format!("{}: {}", name.trim_end_matches('\0'), last_error()))
-        } else {
-            Ok(address)
-        }
-    }
 
     /// The library files tried in turn: the build's libdir (`IPOPT_LIB_DIR` or
     /// pkg-config's, recorded by build.rs), then the loader's search path.
@@ -258,15 +225,11 @@ pub mod dynamic {
     fn open() -> Result<Functions, String> {
         let mut errors = Vec::new();
         for file in candidates() {
-            let name = CString::new(file.as_str()).map_err(|e| e.to_string())?;
-            // SAFETY: a NUL-terminated file name; the handle is never closed.
-            let library = unsafe { dlopen(name.as_ptr(), RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND) };
-            if library.is_null() {
-                errors.push(last_error());
-                continue;
+            match dynamic_library::open(&file, RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND) {
+                // SAFETY: `library` is a live handle of libipopt.
+                Ok(library) => return unsafe { Functions::look_up(library) },
+                Err(e) => errors.push(e),
             }
-            // SAFETY: `library` is a live handle of libipopt.
-            return unsafe { Functions::look_up(library) };
         }
         Err(errors.join("; "))
     }
