@@ -3,7 +3,7 @@
 //! the `torch` feature, opened at the first solve (see `dynamic`); and [`ProblemGuard`],
 //! which owns an Ipopt problem, sets its options and frees it.
 //!
-//! Depends on nothing in glassbox.
+//! Depends on nothing in glassbox but, in the torch build, `crate::dynamic_library`.
 
 use std::ffi::{c_char, c_int, c_void, CString};
 
@@ -30,7 +30,8 @@ macro_rules! ipopt_functions {
             unsafe fn look_up(library: *mut c_void) -> Result<Self, String> {
                 Ok(Functions {
                     $( $name: {
-                        let symbol = crate::dynamic_library::symbol(library, concat!(stringify!($name), "\0"))?;
+                        let name = concat!(stringify!($name), "\0");
+                        let symbol = crate::dynamic_library::symbol(library, name)?;
                         // SAFETY: the symbol is Ipopt's function of this C signature.
                         unsafe {
                             std::mem::transmute::<*mut c_void, unsafe extern "C" fn($($ty),*) $(-> $ret)?>(symbol)
