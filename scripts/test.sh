@@ -50,14 +50,7 @@ if [ "${GLASSBOX_SKIP_TORCH:-0}" != 1 ]; then
   wait "$torch_pid" || { cat target/torch-install.log >&2; exit 1; }
   step "torch feature: clippy"
   torch_features=(--features glassbox/torch)
-  # The libraries and binaries, and the test targets with code behind the feature (found by
-  # grep, so a new one is not missed): every other target sees the same API with and
-  # without torch and was linted above. (All targets took 230 s here, on two cores.)
-  torch_targets=(--lib --bins)
-  for file in $(grep -l 'feature = "torch"' tests/*.rs); do
-    torch_targets+=(--test "$(basename "$file" .rs)")
-  done
-  scripts/with-torch.sh cargo clippy --workspace "${torch_features[@]}" "${torch_targets[@]}" --quiet -- -D warnings
+  scripts/with-torch.sh cargo clippy --workspace "${torch_features[@]}" --all-targets --quiet -- -D warnings
   # The tests that need libtorch (the torch backend, the contextual trees' fit). No unit test
   # is behind the feature (the tensor objectives are tested through the backend), and clippy
   # above has type-checked every target with it.
