@@ -16,6 +16,10 @@
 //!   `glassbox run` from `examples/sorrt_boston_torch.toml`.
 //! - IPOPT in a torch build: MUMPS's `dgemm_` binds to the system's libblas, not to the one
 //!   libtorch exports (libipopt opened with RTLD_DEEPBIND), read from `LD_DEBUG=bindings`.
+//! - On a GPU: asking for CUDA opens `libtorch_cuda.so` (checked on any machine with the
+//!   wheel's CUDA build); where libtorch sees a GPU, the objective, gradient and Hessian
+//!   checks above run on CUDA too, and iris solves on CUDA end where the CPU's do
+//!   (`benches/torch_gpu.sh` runs these on a GPU machine).
 
 #![cfg(feature = "torch")]
 
