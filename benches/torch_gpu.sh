@@ -25,8 +25,8 @@ with_torch=scripts/with-torch.sh
 mkdir -p "$work"
 "$with_torch" nvidia-smi -L || echo "torch_gpu.sh: nvidia-smi failed: no GPU driver here?" >&2
 
-tests=(cargo test --release --quiet -p glassbox --features glassbox/torch --test torch_backend)
-"$with_torch" "${tests[@]}" --no-run || exit 1
+tests=(cargo test --release -p glassbox --features glassbox/torch --test torch_backend)
+"$with_torch" "${tests[@]}" --quiet --no-run || exit 1
 "$with_torch" cargo build --release --quiet --features torch --example gradient_vs_ipopt --bin glassbox ||
     exit 1
 echo "=== 1. tests comparing CUDA with the CPU"
