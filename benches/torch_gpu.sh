@@ -27,8 +27,8 @@ mkdir -p "$work"
 
 tests=(cargo test --release -p glassbox --features glassbox/torch --test torch_backend)
 "$with_torch" "${tests[@]}" --quiet --no-run || exit 1
-"$with_torch" cargo build --release --quiet --features torch --example gradient_vs_ipopt --bin glassbox ||
-    exit 1
+"$with_torch" cargo build --release --quiet --features torch \
+    --example gradient_vs_ipopt --bin glassbox || exit 1
 echo "=== 1. tests comparing CUDA with the CPU"
 "$with_torch" timeout "$limit" "${tests[@]}" -- --test-threads 1 --nocapture \
     asking_for_cuda tensor_objective_equals autograd_hessians on_the_gpu 2>&1 |
@@ -36,14 +36,16 @@ echo "=== 1. tests comparing CUDA with the CPU"
 for device in cuda cpu; do
     echo "=== 2. gradient_vs_ipopt 20 torch device=$device"
     /usr/bin/time -f "wall %e s" "$with_torch" timeout "$limit" \
-        target/release/examples/gradient_vs_ipopt 20 torch "device=$device" > "$work/gvi_$device.txt" 2>&1
+        target/release/examples/gradient_vs_ipopt 20 torch "device=$device" \
+        > "$work/gvi_$device.txt" 2>&1
     grep -E "best over|^wall" "$work/gvi_$device.txt" || tail -3 "$work/gvi_$device.txt"
 done
 
 bin=target/release/glassbox
 "$with_torch" "$bin" generate --rows 100000 --seed 1000 --out "$work/test.csv" --force > /dev/null
 for n in "${sizes[@]}"; do
-    "$with_torch" "$bin" generate --rows "$n" --seed 1 --out "$work/train_$n.csv" --force > /dev/null
+    "$with_torch" "$bin" generate --rows "$n" --seed 1 --out "$work/train_$n.csv" --force \
+        > /dev/null
     for variant in cuda cpu1 "cpu$(nproc)"; do
         device=${variant%%[0-9]*}
         threads=${variant#cpu}
