@@ -164,12 +164,14 @@ impl TorchSolver {
 /// the binary finds `libtorch_cpu.so` too (torch/lib, see scripts/with-torch.sh); a CPU-only
 /// libtorch has no such file, and the CPU is all there is. libtorch asks once whether CUDA
 /// is there and keeps the answer, so this runs before the first such question.
-fn load_libtorch_cuda() -> std::result::Result<(), String> {
+fn load_libtorch_cuda() -> std::result::Result<(), &'static str> {
     use crate::dynamic_library::{open, RTLD_LOCAL, RTLD_NOW};
     static LOADED: OnceLock<std::result::Result<(), String>> = OnceLock::new();
     LOADED
         .get_or_init(|| open("libtorch_cuda.so", RTLD_NOW | RTLD_LOCAL).map(|_| ()))
-        .clone()
+        .as_ref()
+        .map(|_| ())
+        .map_err(String::as_str)
 }
 
 /// Whether libtorch sees a CUDA device (its CUDA library opened first).
@@ -177,25 +179,24 @@ pub fn cuda_is_available() -> bool {
     load_libtorch_cuda().is_ok() && tch::Cuda::is_available()
 }
 
+/// The CUDA device, or why there is none to run on.
+fn cuda_device() -> Result<Device> {
+    let why = match load_libtorch_cuda() {
+        Ok(()) if tch::Cuda::is_available() => return Ok(Device::Cuda(0)),
+        Ok(()) => "libtorch sees no CUDA device here".to_string(),
+        Err(e) => format!("libtorch's CUDA library did not open ({e})"),
+    };
+    Err(GlassboxError::Capability {
+        solver: NAME.to_string(),
+        what: format!("run on device \"cuda\": {why} (use device = \"cpu\" or \"auto\")"),
+    })
+}
+
 /// The device and kind the options ask for.
 fn device_and_kind(options: &SolveOptions) -> Result<(Device, Kind)> {
     let device = match options.raw.get("device") {
         Some(RawOptionValue::Str(s)) if s == "cpu" => Device::Cpu,
-        Some(RawOptionValue::Str(s)) if s == "cuda" => {
-            if !cuda_is_available() {
-                let why = match load_libtorch_cuda() {
-                    Err(e) => format!("libtorch's CUDA library did not open ({e})"),
-                    Ok(()) => "libtorch sees no CUDA device here".to_string(),
-                };
-                return Err(GlassboxError::Capability {
-                    solver: NAME.to_string(),
-                    what: format!(
-                        "run on device \"cuda\": {why} (use device = \"cpu\" or \"auto\")"
-                    ),
-                });
-            }
-            Device::Cuda(0)
-        }
+        Some(RawOptionValue::Str(s)) if s == "cuda" => cuda_device()?,
         _ if cuda_is_available() => Device::Cuda(0),
         _ => Device::Cpu,
     };
