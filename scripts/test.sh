@@ -26,12 +26,12 @@ step "fmt, clippy"
 cargo fmt --all -- --check
 # The workspace: the core (src/core), the formulations, the backends and the glassbox crate.
 cargo clippy --workspace --all-targets --quiet -- -D warnings
-# The tests: built, then run two test binaries at a time (scripts/cargo-test-parallel.py:
+# The tests: built, then run two test binaries at a time (scripts/cargo-test-parallel.sh:
 # one at a time left a core idle). GLASSBOX_TEST_JOBS sets how many.
 step "cargo test (default features): build"
 cargo test --workspace --all-targets --no-run
 step "cargo test (default features): run"
-scripts/cargo-test-parallel.py --workspace --all-targets
+scripts/cargo-test-parallel.sh --workspace --all-targets
 step "Python package"
 # The Python package (python/): its extension built on the same target folder, then pytest.
 scripts/test-python.sh
@@ -57,9 +57,10 @@ if [ "${GLASSBOX_SKIP_TORCH:-0}" != 1 ]; then
   # The tests that need libtorch (the torch backend, the contextual trees' fit). No unit test
   # is behind the feature (the tensor objectives are tested through the backend), and clippy
   # above has type-checked every target with it.
+  # One binary at a time: libtorch's own threads take every core (two at a time took 510 s
+  # against 474 s).
   step "torch feature: tests"
-  scripts/with-torch.sh scripts/cargo-test-parallel.py -p glassbox "${torch_features[@]}" \
-    --test torch_backend --test conformance_nlp --test contextual_trees \
-    --test gradient_best_of_starts
+  scripts/with-torch.sh cargo test -p glassbox "${torch_features[@]}" --test torch_backend \
+    --test conformance_nlp --test contextual_trees --test gradient_best_of_starts
 fi
 step "done"
