@@ -16,7 +16,7 @@ fi
   "maturin>=1.5,<2" pytest pytest-xdist numpy pandas scikit-learn
 (cd python && VIRTUAL_ENV="$venv" PATH="$venv/bin:$PATH" maturin develop -q)
 cd python
-# CI checks every estimator with scikit-learn's checks (about 930, 3 minutes here); a local
+# CI checks every estimator with scikit-learn's checks (about 930, 2 minutes here); a local
 # run checks one estimator per kind of problem unless GLASSBOX_SKLEARN_CHECKS=all
 # (python/tests/test_sklearn_checks.py).
 if [ "${CI:-}" = true ]; then
