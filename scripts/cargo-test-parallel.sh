@@ -2,6 +2,7 @@
 # Runs `cargo test ARGS` with several test binaries at a time.
 #
 # Usage: scripts/cargo-test-parallel.sh [cargo test arguments, e.g. --workspace --all-targets]
+#        [-- test binary arguments, e.g. --nocapture]
 #
 # Why: `cargo test` runs its test binaries one after another, and most of ours hold a few
 # long solves, so on CI's two cores one sat idle (the default run used 116% of a core over
@@ -19,11 +20,16 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 workers="${GLASSBOX_TEST_JOBS:-2}"
 
-# ARGS less their target selection, which each job replaces with its own.
+# ARGS less their target selection, which each job replaces with its own (what follows
+# `--` is the test binaries' and stays).
 common=()
 skip_value=0
+binary_args=0
 for arg in "$@"; do
-  if ((skip_value)); then
+  if ((binary_args)); then
+    common+=("$arg")
+    continue
+  elif ((skip_value)); then
     skip_value=0
     continue
   fi
@@ -31,13 +37,14 @@ for arg in "$@"; do
     --all-targets | --lib | --bins | --tests | --benches | --examples) ;;
     --bin | --test | --bench | --example) skip_value=1 ;;
     --bin=* | --test=* | --bench=* | --example=*) ;;
+    --) binary_args=1 && common+=("$arg") ;;
     *) common+=("$arg") ;;
   esac
 done
 
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
-cargo test "$@" --no-run --message-format=json-render-diagnostics > "$tmp/build.json"
+cargo test --no-run --message-format=json-render-diagnostics "$@" > "$tmp/build.json"
 
 # One selection per line: `--lib` (every library's unit tests) first, then `--KIND NAME` for
 # each other test binary, the long ones (seconds in a CI-like run, 2026-11-28) first.
@@ -71,12 +78,12 @@ run_job() {
   selection="$(sed -n "${i}p" "$tmp/jobs")"
   start="$SECONDS"
   # shellcheck disable=SC2086 # the selection is two words by design
-  cargo test "${common[@]}" $selection < /dev/null > "$tmp/$i.out" 2>&1 || rc=$?
+  cargo test $selection "${common[@]}" < /dev/null > "$tmp/$i.out" 2>&1 || rc=$?
   local seconds=$((SECONDS - start))
   {
     flock 9
     if ((rc)); then verdict="FAILED (exit $rc)"; else verdict="ok"; fi
-    echo "==== cargo test ${common[*]} $selection: $verdict, $seconds s"
+    echo "==== cargo test $selection ${common[*]}: $verdict, $seconds s"
     cat "$tmp/$i.out"
     printf '%s %s %s\n' "$seconds" "$rc" "$selection" >> "$tmp/summary"
   } 9> "$tmp/print.lock"
