@@ -47,7 +47,8 @@ trap 'rm -rf "$tmp"' EXIT
 cargo test --no-run --message-format=json-render-diagnostics "$@" > "$tmp/build.json"
 
 # One selection per line: `--lib` (every library's unit tests) first, then `--KIND NAME` for
-# each other test binary, the long ones (seconds in a CI-like run, 2026-11-28) first.
+# each other test binary, the long ones first (in the order of their seconds in a fresh-clone
+# run of scripts/test.sh, 2026-11-28).
 python3 - "$tmp/build.json" > "$tmp/jobs" <<'EOF'
 import json, sys
 
@@ -74,7 +75,7 @@ EOF
 # Runs job $1 (`--KIND NAME`), then prints its output whole (one printer at a time) and
 # records its seconds and exit status.
 run_job() {
-  local i="$1" selection start rc=0
+  local i="$1" selection start rc=0 verdict
   selection="$(sed -n "${i}p" "$tmp/jobs")"
   start="$SECONDS"
   # shellcheck disable=SC2086 # the selection is two words by design
@@ -90,6 +91,7 @@ run_job() {
 }
 
 total="$(wc -l < "$tmp/jobs")"
+touch "$tmp/summary" # ARGS may select no test binary
 started="$SECONDS"
 for ((i = 1; i <= total; i++)); do
   while (($(jobs -rp | wc -l) >= workers)); do

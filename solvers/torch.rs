@@ -170,7 +170,7 @@ fn load_libtorch_cuda() -> std::result::Result<(), &'static str> {
     LOADED
         .get_or_init(|| open("libtorch_cuda.so", RTLD_NOW | RTLD_LOCAL).map(|_| ()))
         .as_ref()
-        .map(|_| ())
+        .copied()
         .map_err(String::as_str)
 }
 
