@@ -12,6 +12,8 @@
 //!   callback (simplex, IPM and MIP) stops the run if HiGHS has not stopped 5% + 0.1 s after
 //!   the deadline. Either way the status carries [`Limit::Time`]. Building the model counts
 //!   against the limit.
+//! - `interrupt` (a stop request: Ctrl-C in `glassbox run`) is checked by the same callback;
+//!   the run stops at HiGHS's next check with [`Limit::Interrupted`].
 //! - `relative_gap` / `absolute_gap` -> `mip_rel_gap` / `mip_abs_gap`, defaulting to
 //!   [`glassbox_core::milp::DEFAULT_RELATIVE_GAP`] / [`glassbox_core::milp::DEFAULT_ABSOLUTE_GAP`].
 //! - `tolerance` -> `primal_feasibility_tolerance`, `dual_feasibility_tolerance` and
@@ -385,10 +387,14 @@ fn prepare_scheduler(threads: Option<usize>) {
 /// Shared with the interrupt callback during a run.
 struct CallbackState {
     deadline: Option<Instant>,
+    /// Whether the deadline stopped the run (a stop request's interrupt leaves it false).
     interrupted: AtomicBool,
+    /// A stop request from outside (`SolveOptions::interrupt`).
+    stop: Option<glassbox_core::Interrupt>,
 }
 
-/// HiGHS's callback: asks HiGHS to stop once the deadline has passed.
+/// HiGHS's callback: asks HiGHS to stop once the deadline has passed or a stop was
+/// requested.
 unsafe extern "C" fn interrupt_callback(
     _callback_type: c_int,
     _message: *const c_char,
@@ -405,6 +411,9 @@ unsafe extern "C" fn interrupt_callback(
     if state.deadline.is_some_and(|d| Instant::now() >= d) {
         state.interrupted.store(true, Ordering::Relaxed);
         // SAFETY: HiGHS passes a valid input record for the interrupt callbacks.
+        unsafe { (*data_in).user_interrupt = 1 };
+    } else if state.stop.as_ref().is_some_and(|s| s.requested()) {
+        // SAFETY: as above.
         unsafe { (*data_in).user_interrupt = 1 };
     }
 }
@@ -484,8 +493,10 @@ fn run(
             None => d,
         }),
         interrupted: AtomicBool::new(false),
+        stop: options.interrupt.clone(),
     };
-    if deadline.is_some() {
+    let watched = deadline.is_some() || state.stop.is_some();
+    if watched {
         // SAFETY: `ptr` is live. `state` outlives the run, and the callback is unset below,
         // right after the run, so HiGHS never holds a dangling pointer to it.
         unsafe {
@@ -506,7 +517,7 @@ fn run(
     prepare_scheduler(options.threads);
     // SAFETY: `ptr` is live; the callback data lives until after the run.
     let run_status = unsafe { sys::Highs_run(ptr) };
-    if deadline.is_some() {
+    if watched {
         // SAFETY: as above; after this HiGHS keeps no pointer to `state`.
         unsafe {
             for kind in [
@@ -777,6 +788,7 @@ mod tests {
     use super::*;
     use crate::test_problems::{parity, small_lp, small_mip};
     use crate::test_support::{self, raw};
+    use std::sync::Arc;
 
     const INF: f64 = f64::INFINITY;
 
@@ -866,6 +878,53 @@ mod tests {
         assert_eq!(
             result.status.limit(),
             Some(Limit::Iteration),
+            "{} ({})",
+            result.status,
+            result.raw_status
+        );
+    }
+
+    /// A stop request from another thread ends a hard MILP (a 5 x 40 market split, which
+    /// runs for minutes) as interrupted, long before its time limit.
+    #[test]
+    fn a_stop_request_ends_the_run_as_interrupted() {
+        let mut p = MilpProblem::new("market split");
+        let x: Vec<usize> = (0..40)
+            .map(|j| p.add_binary(format!("x{j}"), 0.0))
+            .collect();
+        let mut state: u64 = 7;
+        for i in 0..5 {
+            let a: Vec<f64> = (0..40)
+                .map(|_| {
+                    state = state.wrapping_mul(6364136223846793005).wrapping_add(1);
+                    ((state >> 33) % 100) as f64
+                })
+                .collect();
+            let d = (a.iter().sum::<f64>() / 2.0).floor();
+            let over = p.add_column(format!("over{i}"), 0.0, INF, 1.0, false);
+            let under = p.add_column(format!("under{i}"), 0.0, INF, 1.0, false);
+            let mut row: Vec<(usize, f64)> = x.iter().copied().zip(a).collect();
+            row.extend([(over, 1.0), (under, -1.0)]);
+            p.add_row(format!("split{i}"), d, d, row);
+        }
+        let flag = Arc::new(AtomicBool::new(false));
+        let options = SolveOptions {
+            time_limit: Some(120.0),
+            interrupt: Some(glassbox_core::Interrupt::new(flag.clone())),
+            ..SolveOptions::default()
+        };
+        let setter = {
+            let flag = flag.clone();
+            std::thread::spawn(move || {
+                std::thread::sleep(Duration::from_millis(500));
+                flag.store(true, Ordering::SeqCst);
+            })
+        };
+        let result = solve(&p, &options);
+        setter.join().unwrap();
+        assert_eq!(
+            result.status.limit(),
+            Some(Limit::Interrupted),
             "{} ({})",
             result.status,
             result.raw_status

@@ -37,6 +37,7 @@ pub use glassbox_formulations as formulations;
 pub use glassbox_solvers as solvers;
 
 pub use glassbox_core::{
-    Capabilities, GlassboxError, Limit, MilpSolver, NlpProblem, NlpSolver, RawOptionValue, Result,
-    SolveOptions, SolveResult, TerminationStatus, TreeSearchSolver, WarmStart,
+    Capabilities, GlassboxError, Interrupt, Limit, MilpSolver, NlpProblem, NlpSolver,
+    RawOptionValue, Result, SolveOptions, SolveResult, TerminationStatus, TreeSearchSolver,
+    WarmStart,
 };

@@ -1,14 +1,15 @@
 //! The experiment engine end to end: a warm-started S-ORCT grid on iris interrupted by
 //! SIGINT half-way and resumed (no finished cell redone, no partial line kept), the same grid
 //! run as two shards and merged (equal to the unsharded run apart from the timings), a
-//! different config refused in the same folder, and k-fold / nested k-fold protocols.
+//! different config refused in the same folder, k-fold / nested k-fold protocols, and SIGINT
+//! ending a running IPOPT solve.
 
 use glassbox::experiment::engine::{self, Ending, RunOptions};
 use glassbox::experiment::grid::Experiment;
 use serde_json::Value;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Child, Command, Output, Stdio};
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -48,6 +49,32 @@ warm_path = true
     path
 }
 
+/// `glassbox run CONFIG --out OUT` started in the background, its output captured.
+fn spawn_run(config: &str, out: &Path) -> Child {
+    Command::new(env!("CARGO_BIN_EXE_glassbox"))
+        .args(["run", config, "--out", out.to_str().unwrap()])
+        .env("CI", "true")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+/// Sends SIGINT to a run and waits for it: it must fail and say it was interrupted. Returns
+/// its standard error.
+fn interrupt(child: Child) -> String {
+    let status = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let output = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr).to_string();
+    assert!(!output.status.success(), "an interrupted run must fail");
+    assert!(stderr.contains("interrupted"), "{stderr}");
+    stderr
+}
+
 fn glassbox(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_glassbox"))
         .args(args)
@@ -72,6 +99,64 @@ fn untimed(mut v: Value) -> Value {
     v
 }
 
+/// SIGINT during a long IPOPT solve ends it at its next iteration (`SolveOptions::interrupt`):
+/// the run stops long before the solve's time limit, reports the interruption and writes no
+/// line of the abandoned unit.
+#[test]
+fn sigint_ends_a_running_ipopt_solve_and_abandons_its_unit() {
+    let dir = tempfile::tempdir().unwrap();
+    // S-ORCT of depth 4 on spambase's 3450 training rows x 57 features from one random start
+    // with a tolerance no iterate reaches: Ipopt would iterate until the 600 s limit.
+    let text = format!(
+        r#"
+[data]
+path = "{}/../shared/datasets/spambase.csv"
+[split]
+test_fraction = 0.25
+repeats = 1
+seed = 1
+[formulation]
+name = "sorct"
+depth = 4
+cart_start = false
+selection_folds = 0
+[solver]
+name = "ipopt"
+time_limit = 600.0
+tolerance = 1e-300
+[solver.raw]
+acceptable_iter = 0
+[multistart]
+starts = 1
+[experiment]
+save_models = false
+"#,
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let config = dir.path().join("long.toml");
+    std::fs::write(&config, text).unwrap();
+    let out = dir.path().join("out");
+    let mut child = spawn_run(config.to_str().unwrap(), &out);
+    // Reading the data and building the problem take well under these seconds.
+    std::thread::sleep(Duration::from_secs(5));
+    assert!(child.try_wait().unwrap().is_none(), "the run ended early");
+    let sent = Instant::now();
+    interrupt(child);
+    let waited = sent.elapsed().as_secs_f64();
+    // One Ipopt iteration on these rows takes a fraction of a second; the limit is 600 s.
+    assert!(
+        waited < 120.0,
+        "the run took {waited:.1} s to stop after SIGINT"
+    );
+    let results = out.join("results.jsonl");
+    let lines = std::fs::read_to_string(&results).unwrap_or_default();
+    assert_eq!(
+        lines.lines().count(),
+        0,
+        "the abandoned unit left lines: {lines}"
+    );
+}
+
 #[test]
 fn interrupted_grid_resumes_without_redoing_cells_and_shards_merge_to_the_same_run() {
     let dir = tempfile::tempdir().unwrap();
@@ -86,13 +171,7 @@ fn interrupted_grid_resumes_without_redoing_cells_and_shards_merge_to_the_same_r
     let solves = units * per_unit;
 
     // Start, wait for a few finished cells, interrupt.
-    let mut child = Command::new(env!("CARGO_BIN_EXE_glassbox"))
-        .args(["run", cfg, "--out", out.to_str().unwrap()])
-        .env("CI", "true")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = spawn_run(cfg, &out);
     let started = Instant::now();
     loop {
         let n = std::fs::read_to_string(&results)
@@ -105,18 +184,8 @@ fn interrupted_grid_resumes_without_redoing_cells_and_shards_merge_to_the_same_r
         assert!(child.try_wait().unwrap().is_none(), "the run ended early");
         std::thread::sleep(Duration::from_millis(10));
     }
-    let status = Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(status.success());
-    let output = child.wait_with_output().unwrap();
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(!output.status.success(), "an interrupted run must fail");
-    assert!(
-        stderr.contains("interrupted") && stderr.contains("rerun"),
-        "{stderr}"
-    );
+    let stderr = interrupt(child);
+    assert!(stderr.contains("rerun"), "{stderr}");
     let text = std::fs::read_to_string(&results).unwrap();
     assert!(text.ends_with('\n'), "a partial line was left");
     let first: Vec<Value> = lines(&results);

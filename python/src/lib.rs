@@ -7,11 +7,12 @@
 //! (`python/glassbox/`), generated from [`formulations`].
 //!
 //! Every long call releases the GIL and runs on a worker thread while the calling thread
-//! watches for Python signals ([`interruptible`]): Ctrl-C asks the run to stop between
-//! solves (the running solve finishes) and is then raised as `KeyboardInterrupt`, with
-//! nothing returned. Errors: a problem with the input (config, data, parameters, options,
-//! model files) is a `ValueError` whose message names it; a file that cannot be read or
-//! written an `OSError`; anything else a `RuntimeError`.
+//! watches for Python signals ([`interruptible`]): Ctrl-C asks the run to stop (a running
+//! IPOPT or HiGHS solve at its next iteration, another backend's solve when it ends) and is
+//! then raised as `KeyboardInterrupt`, with nothing returned. Errors: a problem with the
+//! input (config, data, parameters, options, model files) is a `ValueError` whose message
+//! names it; a file that cannot be read or written an `OSError`; anything else a
+//! `RuntimeError`.
 //!
 //! Depends on the `glassbox` crate (registry, experiment engine, core types) and PyO3.
 
@@ -24,6 +25,7 @@ use glassbox::experiment::grid::Experiment;
 use glassbox::experiment::unit::{EngineData, UnitCarry};
 use glassbox::experiment::ExperimentConfig;
 use glassbox::registry::Registry;
+use glassbox::Interrupt;
 use model::Model;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -134,8 +136,8 @@ fn solvers() -> String {
 
 /// Runs `work` on a worker thread with the GIL released, checking Python's signals on the
 /// calling thread every 50 ms: on `KeyboardInterrupt` (or any exception a signal handler
-/// raises) it sets `stop`, waits for the work to notice it (between solves) and returns the
-/// exception instead of the work's result.
+/// raises) it sets `stop`, waits for the work to notice it (in a solve that checks it, else
+/// between solves) and returns the exception instead of the work's result.
 fn interruptible<T: Send>(
     py: Python<'_>,
     stop: &AtomicBool,
@@ -219,13 +221,15 @@ fn fit(
     }
     config.insert("multistart".into(), multistart.into());
     let text = toml::to_string(&config).map_err(|e| PyValueError::new_err(e.to_string()))?;
-    let config =
+    let mut config =
         ExperimentConfig::parse_with(Path::new("<python>"), &text, Registry::shared_builtin())
             .map_err(to_py_err)?;
+    // Ctrl-C reaches the running solve too (IPOPT and HiGHS stop at their next iteration).
+    let stop = Arc::new(AtomicBool::new(false));
+    config.solver.options.interrupt = Some(Interrupt::new(stop.clone()));
 
     let table = columns_table(IN_MEMORY, columns, target_name, target)?;
     let formulation = config.formulation.clone();
-    let stop = AtomicBool::new(false);
     let unit = interruptible(py, &stop, || {
         let data = EngineData::of_table(table, None, formulation.regression())?;
         formulation.check(&config, &data)?;
@@ -261,7 +265,7 @@ fn fit(
 
 /// Runs an experiment config (the file `path`, or the TOML text `text` whose relative paths
 /// are resolved from `base`) on the experiment engine into `out`, as `glassbox run --jobs
-/// JOBS` does: a grid, protocol or one setting; resumable, interruptible between units.
+/// JOBS` does: a grid, protocol or one setting; resumable and interruptible as the CLI's run.
 /// Returns the results file's path.
 #[pyfunction]
 #[pyo3(signature = (path, text, base, out, force, jobs))]

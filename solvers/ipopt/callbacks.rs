@@ -27,6 +27,8 @@ pub(super) struct Context<'a> {
     pub(super) time_limit: Option<Duration>,
     pub(super) iterations: Cell<u64>,
     pub(super) time_up: Cell<bool>,
+    /// A stop request from outside (`SolveOptions::interrupt`), checked once per iteration.
+    pub(super) interrupt: Option<glassbox_core::Interrupt>,
     /// The message of the first panic of an evaluation; the solve stops after one.
     pub(super) panic: RefCell<Option<String>>,
     /// The last failed evaluation (non-finite value, bad input from Ipopt).
@@ -282,8 +284,8 @@ pub(super) unsafe extern "C" fn eval_h(
     })
 }
 
-/// Called once per iteration: counts iterations and stops the solve at the deadline or
-/// after a panic.
+/// Called once per iteration: counts iterations and stops the solve at the deadline, on a
+/// stop request or after a panic.
 #[allow(clippy::too_many_arguments)]
 pub(super) unsafe extern "C" fn intermediate(
     _alg_mod: ffi::Index,
@@ -309,7 +311,7 @@ pub(super) unsafe extern "C" fn intermediate(
             ctx.time_up.set(true);
             return false;
         }
-        true
+        !ctx.interrupt.as_ref().is_some_and(|i| i.requested())
     }));
     if keep_going.unwrap_or(false) {
         ffi::TRUE

@@ -22,6 +22,9 @@
 //!   this cap never fires first by much). Either way the status carries [`Limit::Time`].
 //!   Ipopt cannot be interrupted inside an iteration: a solve overshoots its limit by at
 //!   most one iteration (its evaluations and one factorization).
+//! - `interrupt` (a stop request: Ctrl-C in `glassbox run`) is checked by the same
+//!   intermediate callback; the solve returns at the next iteration with
+//!   [`Limit::Interrupted`] and the point it has.
 //! - `verbosity` 0 and 1 -> `print_level 0`, `sb yes` (nothing at all is printed: the
 //!   one-line summary of verbosity 1 is the caller's); 2 and more -> `print_level 5`,
 //!   Ipopt's iteration log on stdout.
@@ -344,6 +347,7 @@ fn run_ipopt(
             .and_then(|t| Duration::try_from_secs_f64(t).ok()),
         iterations: Cell::new(0),
         time_up: Cell::new(false),
+        interrupt: options.interrupt.clone(),
         panic: RefCell::new(None),
         evaluation_error: RefCell::new(None),
     };

@@ -4,7 +4,9 @@
 use super::*;
 use crate::test_support::{self, raw};
 use glassbox_core::options::OptionKind;
-use glassbox_core::Limit;
+use glassbox_core::{Interrupt, Limit};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 
 const INF: f64 = f64::INFINITY;
 
@@ -324,6 +326,54 @@ fn cpu_time_limit_is_a_time_limit() {
         "{}",
         result.raw_status
     );
+}
+
+#[test]
+fn a_stop_request_ends_the_solve_at_the_next_iteration_as_interrupted() {
+    // Dozens of 30 ms evaluations without the request; a minute's time limit never fires.
+    let flag = Arc::new(AtomicBool::new(false));
+    let options = SolveOptions {
+        time_limit: Some(60.0),
+        interrupt: Some(Interrupt::new(flag.clone())),
+        ..SolveOptions::default()
+    }
+    .with_warm_start(Some(WarmStart::primal(vec![-1.2, 1.0])));
+    let full = solve(
+        &BusyRosenbrock(Duration::from_millis(30)),
+        &SolveOptions {
+            interrupt: None,
+            ..options.clone()
+        },
+    );
+    assert_eq!(full.status, TerminationStatus::LocallyOptimal);
+    let setter = {
+        let flag = flag.clone();
+        std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(200));
+            flag.store(true, Ordering::SeqCst);
+        })
+    };
+    let result = solve(&BusyRosenbrock(Duration::from_millis(30)), &options);
+    setter.join().unwrap();
+    assert_eq!(
+        result.status,
+        TerminationStatus::FeasibleAtLimit(Limit::Interrupted),
+        "{}",
+        result.raw_status
+    );
+    assert!(
+        result.iterations < full.iterations,
+        "{} of {} iterations",
+        result.iterations,
+        full.iterations
+    );
+    // A request made before the solve stops it at its first iteration.
+    let result = solve(&BusyRosenbrock(Duration::from_millis(1)), &options);
+    assert_eq!(
+        result.status,
+        TerminationStatus::FeasibleAtLimit(Limit::Interrupted)
+    );
+    assert_eq!(result.iterations, 0);
 }
 
 #[test]

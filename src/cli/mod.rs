@@ -39,8 +39,9 @@ enum Command {
     /// previous cell's solutions; `time_budget` in seconds) runs on the experiment engine:
     /// every (cell, split) appends its lines to DIR/results.jsonl in one write; rerunning the
     /// same command on the same DIR resumes it, skipping finished cells (a different config is
-    /// refused); Ctrl-C (SIGINT) or SIGTERM lets the running solves end, keeps every finished
-    /// line and exits with status 1 and how to resume. `--shard i/n` runs every n-th chain of
+    /// refused); Ctrl-C (SIGINT) or SIGTERM ends the running solves (IPOPT and HiGHS at their
+    /// next iteration, other backends' when they finish), keeps every finished line and exits
+    /// with status 1 and how to resume. `--shard i/n` runs every n-th chain of
     /// cells; `glassbox merge` joins the shards. docs/GRID_FORMAT.md has the grammar and the
     /// results fields; the README section "Experiments: grids, paths, resume, shards" a guide.
     Run {
@@ -570,9 +571,9 @@ fn run_engine(
     }
 }
 
-/// The stop flag of a run: the first SIGINT / SIGTERM sets it (the run stops after the
-/// running solves); a second one exits at once (a unit being written may then be left
-/// unfinished: resume drops it).
+/// The stop flag of a run: the first SIGINT / SIGTERM sets it (the running solves end, at
+/// their next iteration where the backend checks it); a second one exits at once (a unit
+/// being written may then be left unfinished: resume drops it).
 fn stop_on_signals() -> Result<Arc<std::sync::atomic::AtomicBool>> {
     let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
     for (signal, code) in [

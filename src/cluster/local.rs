@@ -6,7 +6,7 @@
 //!
 //! The children run in process groups of their own, so a Ctrl-C at the terminal reaches this
 //! process only; a stop request (SIGINT / SIGTERM through `stop`) is passed on to each
-//! running child once, as SIGTERM (its running solves finish, its finished cell-splits stay
+//! running child once, as SIGTERM (its running solves end, its finished cell-splits stay
 //! on disk), no further shard is started, and the run can be resumed by running the same
 //! command again.
 //!

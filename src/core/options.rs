@@ -6,6 +6,8 @@
 
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 
 /// A value of a raw backend option, as written in a TOML config.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -184,6 +186,35 @@ pub struct SolveOptions {
     pub warm_start: Option<WarmStart>,
     /// Backend-specific options, checked against the backend's declared options.
     pub raw: BTreeMap<String, RawOptionValue>,
+    /// Set from outside (a Ctrl-C, SIGTERM) to stop the solve early: the backends that
+    /// check it (IPOPT, HiGHS) return at their next iteration with
+    /// [`Limit::Interrupted`](crate::Limit::Interrupted). Not part of a config: the
+    /// experiment engine sets it.
+    #[serde(skip)]
+    pub interrupt: Option<Interrupt>,
+}
+
+/// A shared stop request that a running solve checks once per iteration.
+#[derive(Clone, Debug)]
+pub struct Interrupt(Arc<AtomicBool>);
+
+impl Interrupt {
+    /// A request that `flag` being set makes.
+    pub fn new(flag: Arc<AtomicBool>) -> Self {
+        Interrupt(flag)
+    }
+
+    /// Whether the stop was requested.
+    pub fn requested(&self) -> bool {
+        self.0.load(Ordering::SeqCst)
+    }
+}
+
+/// Two options compare equal whatever their interrupts: a stop request is not a setting.
+impl PartialEq for Interrupt {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
 }
 
 impl SolveOptions {

@@ -13,16 +13,18 @@
 //!   with `--jobs > 1` their solves take turns, and each line records the wait
 //!   (`lock_wait_seconds`) apart from the backend's own time (`backend_seconds`). Shards in
 //!   separate processes solve in parallel.
-//! - A stop request (SIGINT / SIGTERM through the flag the CLI sets) or the end of the time
-//!   budget lets the running solves finish, abandons their units, and ends the run with every
-//!   finished unit on disk.
+//! - A stop request (SIGINT / SIGTERM through the flag the CLI sets) ends the running solves
+//!   at their next iteration where the backend checks it (IPOPT and HiGHS through
+//!   `SolveOptions::interrupt`; the other backends finish their solve); the end of the time
+//!   budget lets them finish. Either way their units are abandoned and the run ends with
+//!   every finished unit on disk.
 
 use super::grid::{Cell, Experiment, InnerMetric, Protocol};
 use super::store::{self, Done, Manifest, Store};
 use super::unit::{Encoded, EngineData, UnitCarry};
 use super::{ExperimentConfig, SolveRecord};
 use crate::data;
-use crate::{GlassboxError, Result};
+use crate::{GlassboxError, Interrupt, Result};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};
@@ -74,7 +76,8 @@ pub struct RunOptions {
     pub shard: Option<Shard>,
     /// Draw a progress bar on stderr.
     pub progress: bool,
-    /// Set (by a signal handler) to stop: running solves finish, their units are abandoned.
+    /// Set (by a signal handler) to stop: running solves end at their next iteration where
+    /// the backend checks it (IPOPT, HiGHS; the others finish), their units are abandoned.
     pub stop: Arc<AtomicBool>,
 }
 
@@ -284,6 +287,9 @@ struct Ctx<'a> {
     store: &'a Store,
     out: &'a Path,
     stop: &'a (dyn Fn() -> bool + Sync),
+    /// The signal's stop request, handed to every solve (the backends that check it return
+    /// early; the unit is then abandoned like one stopped between solves).
+    interrupt: Interrupt,
     bar: &'a indicatif::ProgressBar,
     solved: &'a AtomicUsize,
     failed: &'a AtomicBool,
@@ -380,6 +386,7 @@ pub fn run(exp: &Experiment, options: &RunOptions) -> Result<EngineOutcome> {
         store: &store,
         out: &options.out,
         stop: &stop_all,
+        interrupt: Interrupt::new(options.stop.clone()),
         bar: &bar,
         solved: &solved,
         failed: &failed,
@@ -548,11 +555,12 @@ fn run_chain_inner(ctx: &Ctx<'_>, chain: &[(usize, usize)]) -> Result<()> {
                 ctx.out.join("models").join(format!("cell-{c}")).join(name)
             }
         });
-        let unit = cell
-            .config
+        let mut config = cell.config.clone();
+        config.solver.options.interrupt = Some(ctx.interrupt.clone());
+        let unit = config
             .formulation
             .run(
-                &cell.config,
+                &config,
                 &ctx.data[dataset],
                 split,
                 &UnitCarry {

@@ -182,7 +182,7 @@ pub struct UnitCarry<'a> {
     /// The previous cell of a warm path: its config and final points (only for
     /// formulations that carry).
     pub previous: Option<(&'a ExperimentConfig, &'a [Vec<f64>])>,
-    /// Asked between solves: stop (the unit is then abandoned).
+    /// Asked before and after each solve: stop (the unit is then abandoned).
     pub stop: &'a (dyn Fn() -> bool + Sync),
     /// Where to save the unit's selected model, if anywhere.
     pub model_path: Option<&'a Path>,

@@ -1,9 +1,10 @@
 //! The one runner every kind of formulation goes through: a unit's starts solved in order,
 //! each recorded, the best usable objective selected and its model saved; a stop request
-//! between solves abandons the unit. Also the starts of a multistart (the formulation's
-//! greedy starts, seeded random points, a saved model's point, or the points a warm path
-//! carries from the previous cell), and what the cross-validated choices after a multistart
-//! share (`selection.rs`, `regression_selection.rs`): a fold's best start, the choice's line.
+//! before or after a solve abandons the unit. Also the starts of a multistart (the
+//! formulation's greedy starts, seeded random points, a saved model's point, or the points a
+//! warm path carries from the previous cell), and what the cross-validated choices after a
+//! multistart share (`selection.rs`, `regression_selection.rs`): a fold's best start, the
+//! choice's line.
 
 use super::super::unit::{UnitCarry, UnitOut};
 use super::super::{ExperimentConfig, SolveRecord};
@@ -85,7 +86,8 @@ pub(crate) fn run<M: ModelFile>(
     finish(kind, carry, solve_starts(starts, carry, solve)?)
 }
 
-/// The solving half of [`run`]: every start in order, the best usable objective kept.
+/// The solving half of [`run`]: every start in order, the best usable objective kept. A
+/// stop request seen before or after a solve abandons the unit (`interrupted`).
 pub(crate) fn solve_starts<M>(
     starts: Vec<Start>,
     carry: &UnitCarry<'_>,
@@ -94,16 +96,22 @@ pub(crate) fn solve_starts<M>(
     let mut records = Vec::with_capacity(starts.len());
     let mut points = Vec::with_capacity(starts.len());
     let mut best: Option<(f64, usize, M)> = None;
+    let abandoned = |records, points| Ran {
+        records,
+        points,
+        best: None,
+        interrupted: true,
+    };
     for (s, start) in starts.iter().enumerate() {
         if (carry.stop)() {
-            return Ok(Ran {
-                records,
-                points,
-                best: None,
-                interrupted: true,
-            });
+            return Ok(abandoned(records, points));
         }
         let solved = solve(s, start, best.as_ref().map(|(b, _, _)| *b))?;
+        // A stop request during the solve may have cut it short (`SolveOptions::interrupt`):
+        // its line would not be the solve's.
+        if (carry.stop)() {
+            return Ok(abandoned(records, points));
+        }
         carry.progress.inc(1);
         if let (true, Some(objective), Some(model)) =
             (solved.usable, solved.record.objective, solved.model)
@@ -245,7 +253,7 @@ fn best_seeds(records: &[SolveRecord], count: usize) -> Vec<u64> {
 /// random starts of `split`: the best point takes the place of one, so the folds cost no
 /// more), random starts drawn by `random_start`; each solved by `solve` (the formulation's
 /// `solve_start` on the fold's problem of `n` variables); `None` when a stop request came
-/// between solves.
+/// before or after a solve.
 ///
 /// Why the best point: the tree a split returns is the best of 1 + starts solves, a fold's
 /// would otherwise be the best of 1 + ceil(starts / folds), often in a poorer basin, and
@@ -291,6 +299,9 @@ pub(crate) fn best_of_fold(
             incumbent: best.as_ref().map(|(b, _)| *b),
         };
         let result = solve(&options, context)?;
+        if (carry.stop)() {
+            return Ok(None);
+        }
         iterations += result.iterations;
         let usable = result.status.has_solution() && result.primal.len() == n;
         if let (true, Some(objective)) = (usable, result.objective) {

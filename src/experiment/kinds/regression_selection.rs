@@ -160,7 +160,7 @@ where
     /// starts, `plan`'s: the multistart's best point (`multistart::best_of_fold`) and the
     /// first ceil(starts / k) - 1 seeded random starts on the fold's training rows; the best
     /// objective's tree and the greedy trees predict the held-out rows. `None` when a stop
-    /// request came between solves.
+    /// request came before or after a solve.
     #[allow(clippy::too_many_arguments)]
     fn fold_errors(
         &self,

@@ -166,7 +166,7 @@ where
     /// starts and `plan`'s (`multistart::best_of_fold`: by default the multistart's best
     /// point and ceil(starts / k) - 1 seeded random starts) on the fold's training rows;
     /// the best objective's tree and the greedy trees predict the held-out rows. `None`
-    /// when a stop request came between solves.
+    /// when a stop request came before or after a solve.
     #[allow(clippy::too_many_arguments)]
     fn fold_votes(
         &self,
