@@ -55,7 +55,7 @@ use glassbox_core::nlp::NlpProblem;
 use glassbox_core::options::{check_raw_options, OptionKind, OptionSpec, RawOptionValue};
 use glassbox_core::solver::{Capabilities, NlpSolver};
 use glassbox_core::tensor::{PreparedObjective, TensorObjective};
-use glassbox_core::{GlassboxError, Result, SolveOptions, SolveResult};
+use glassbox_core::{GlassboxError, Interrupt, Result, SolveOptions, SolveResult};
 use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
 use tch::{Device, Kind, Tensor};
@@ -281,7 +281,9 @@ impl NlpSolver for TorchSolver {
         let deadline = options
             .time_limit
             .and_then(|t| Instant::now().checked_add(Duration::try_from_secs_f64(t).ok()?));
-        let adapter = TorchProblem::new(problem, tensor, device, kind, deadline);
+        // The inner options carry `interrupt` to the gradient backend's checks as well.
+        let adapter = TorchProblem::new(problem, tensor, device, kind, deadline)
+            .with_interrupt(options.interrupt.clone());
         let mut result = gradient::LbfgsSolver::new()
             .solve(&adapter, &inner_options)
             .map_err(as_torch_error)?;
@@ -332,6 +334,8 @@ pub struct TorchProblem<'a> {
     /// The solve's wall-clock deadline: a Hessian (n backward passes, seconds on a large
     /// data set on the CPU) stops between passes when it is reached.
     deadline: Option<Instant>,
+    /// A stop request from outside (`SolveOptions::interrupt`), read with the deadline.
+    interrupt: Option<Interrupt>,
 }
 
 impl<'a> TorchProblem<'a> {
@@ -352,7 +356,14 @@ impl<'a> TorchProblem<'a> {
             cache: Mutex::new(None),
             constraint_hessian: ConstraintHessian::of(problem),
             deadline,
+            interrupt: None,
         }
+    }
+
+    /// The same, its Hessian also stopping between passes once `interrupt` is requested.
+    pub fn with_interrupt(mut self, interrupt: Option<Interrupt>) -> Self {
+        self.interrupt = interrupt;
+        self
     }
 }
 
@@ -407,7 +418,9 @@ impl TorchProblem<'_> {
                 return hessian; // the objective is linear
             }
             for i in 0..n {
-                if self.deadline.is_some_and(|d| Instant::now() >= d) {
+                if self.deadline.is_some_and(|d| Instant::now() >= d)
+                    || self.interrupt.as_ref().is_some_and(Interrupt::requested)
+                {
                     return vec![f64::NAN; n * n];
                 }
                 let entry = grad.get(i as i64);

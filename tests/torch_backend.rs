@@ -35,7 +35,7 @@ use glassbox::experiment::{self, ExperimentConfig};
 use glassbox::formulations::sorct::{starts, SorctConfig};
 use glassbox::tensor::{PreparedObjective, TensorObjective};
 use glassbox::{
-    registry, GlassboxError, Limit, NlpProblem, NlpSolver, RawOptionValue, SolveOptions,
+    registry, GlassboxError, Interrupt, Limit, NlpProblem, NlpSolver, RawOptionValue, SolveOptions,
     SolveResult, TerminationStatus, WarmStart,
 };
 use iris_split::iris_train;
@@ -43,6 +43,7 @@ use nlp_problems::*;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::path::Path;
+use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use tch::{Device, Kind, Tensor};
 
@@ -799,6 +800,15 @@ fn limits_on_a_problem_it_cannot_finish_quickly() {
     let r = solver.solve(&problem, &options).unwrap();
     assert_eq!(r.status.limit(), Some(Limit::Iteration), "{}", r.status);
     assert!(r.iterations <= 3, "{}", r.iterations);
+
+    // A stop request (Ctrl-C in `glassbox run`) reaches the inner gradient solve.
+    let options = SolveOptions {
+        time_limit: Some(60.0),
+        interrupt: Some(Interrupt::new(Arc::new(AtomicBool::new(true)))),
+        ..from_start()
+    };
+    let r = solver.solve(&problem, &options).unwrap();
+    assert_eq!(r.status.limit(), Some(Limit::Interrupted), "{}", r.status);
 }
 
 /// In a torch build IPOPT's MUMPS calls the system's BLAS, not the one libtorch carries and
@@ -1008,5 +1018,10 @@ mod autograd_hessian {
             .all(|v| v.is_finite()));
         let past = adapter(&problem, Device::Cpu, Some(Instant::now()));
         assert!(past.objective_hessian(&point).iter().all(|v| v.is_nan()));
+        // Nor once a stop was requested.
+        let stopped = adapter(&problem, Device::Cpu, None).with_interrupt(Some(
+            glassbox::Interrupt::new(Arc::new(std::sync::atomic::AtomicBool::new(true))),
+        ));
+        assert!(stopped.objective_hessian(&point).iter().all(|v| v.is_nan()));
     }
 }

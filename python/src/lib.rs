@@ -8,7 +8,8 @@
 //!
 //! Every long call releases the GIL and runs on a worker thread while the calling thread
 //! watches for Python signals ([`interruptible`]): Ctrl-C asks the run to stop (a running
-//! IPOPT or HiGHS solve at its next iteration, another backend's solve when it ends) and is
+//! IPOPT, HiGHS, lbfgs or torch solve at its next iteration, another backend's solve when it
+//! ends) and is
 //! then raised as `KeyboardInterrupt`, with nothing returned. Errors: a problem with the
 //! input (config, data, parameters, options, model files) is a `ValueError` whose message
 //! names it; a file that cannot be read or written an `OSError`; anything else a
@@ -224,7 +225,8 @@ fn fit(
     let mut config =
         ExperimentConfig::parse_with(Path::new("<python>"), &text, Registry::shared_builtin())
             .map_err(to_py_err)?;
-    // Ctrl-C reaches the running solve too (IPOPT and HiGHS stop at their next iteration).
+    // Ctrl-C reaches the running solve too (IPOPT, HiGHS, lbfgs and torch stop at their next
+    // iteration).
     let stop = Arc::new(AtomicBool::new(false));
     config.solver.options.interrupt = Some(Interrupt::new(stop.clone()));
 

@@ -223,7 +223,8 @@ fn run_inner(settings: &Settings, mut request: InnerRequest) -> Result<Inner, St
         tolerance,
         deadline,
     )
-    .with_interior(nlp.interior_bounds());
+    .with_interior(nlp.interior_bounds())
+    .with_interrupt(settings.interrupt.clone());
     let request = InnerRequest {
         start,
         lambda,
@@ -263,7 +264,8 @@ fn run_first_order(settings: &Settings, mut request: InnerRequest) -> Result<Inn
         request.tolerance,
         request.deadline,
     )
-    .with_interior(nlp.interior_bounds());
+    .with_interior(nlp.interior_bounds())
+    .with_interrupt(settings.interrupt.clone());
     match settings.method {
         Method::Lbfgs => {
             let mut solver = ProjectedLbfgs::new(common, settings.memory);
@@ -464,8 +466,9 @@ pub(crate) fn solve(
     let mut outer = 0u64;
     loop {
         outer += 1;
-        if deadline.is_some_and(|d| Instant::now() >= d) {
-            return done.at_limit(Limit::Time, "time limit", &point, &last);
+        if settings.out_of_time(deadline) {
+            let (limit, why) = settings.clock_limit();
+            return done.at_limit(limit, why, &point, &last);
         }
         let remaining = settings
             .iteration_limit
@@ -569,10 +572,9 @@ pub(crate) fn solve(
                 Some(&a),
             );
         }
-        if inner.reason == Some(TerminationReason::Timeout)
-            || deadline.is_some_and(|d| Instant::now() >= d)
-        {
-            return done.at_limit(Limit::Time, "time limit", &point, &a);
+        if inner.reason == Some(TerminationReason::Timeout) || settings.out_of_time(deadline) {
+            let (limit, why) = settings.clock_limit();
+            return done.at_limit(limit, why, &point, &a);
         }
         if settings
             .iteration_limit

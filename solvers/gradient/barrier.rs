@@ -208,7 +208,7 @@ pub(crate) fn solve(
             let remaining = settings
                 .iteration_limit
                 .map_or(u64::MAX, |l| l.saturating_sub(iterations));
-            if remaining == 0 || deadline.is_some_and(|d| Instant::now() >= d) {
+            if remaining == 0 || settings.out_of_time(deadline) {
                 break;
             }
             barrier.mu = mu;

@@ -65,6 +65,8 @@
 //!   every inner solve and checked by the inner methods before every evaluation and by the
 //!   outer loop between inner solves, so a solve overshoots by at most one evaluation of
 //!   the problem (and the final evaluations when the deadline falls between them).
+//! - `interrupt` (a stop request: Ctrl-C in `glassbox run`) is read by the same checks; the
+//!   solve returns with [`Limit::Interrupted`] and the last point.
 //! - `verbosity` 0 and 1: nothing is printed (the one-line summary of verbosity 1 is the
 //!   caller's); 2: a line per outer iteration on stderr (the end of each inner solve, through
 //!   an argmin observer, and the violation, complementarity and stationarity after it);
@@ -109,7 +111,9 @@ use glassbox_core::options::{
     check_raw_options, OptionKind, OptionSpec, RawOptionValue, WarmStart,
 };
 use glassbox_core::solver::{refuse_milp_options, Capabilities, NlpSolver};
-use glassbox_core::{GlassboxError, Result, SolveOptions, SolveResult, TerminationStatus};
+use glassbox_core::{
+    GlassboxError, Interrupt, Limit, Result, SolveOptions, SolveResult, TerminationStatus,
+};
 use std::time::{Duration, Instant};
 
 /// The registry name of this backend.
@@ -238,6 +242,9 @@ pub(crate) struct Settings {
     pub time_limit: Option<Duration>,
     pub iteration_limit: Option<u64>,
     pub verbosity: u8,
+    /// A stop request from outside (`SolveOptions::interrupt`), checked wherever the
+    /// deadline is.
+    pub interrupt: Option<Interrupt>,
 }
 
 /// Checks the options as a solve does (see [`Settings::checked`]).
@@ -344,7 +351,27 @@ impl Settings {
                 .and_then(|t| Duration::try_from_secs_f64(t).ok()),
             iteration_limit: options.iteration_limit,
             verbosity: options.verbosity,
+            interrupt: options.interrupt.clone(),
         })
+    }
+
+    /// Whether a stop was requested from outside.
+    pub fn interrupted(&self) -> bool {
+        self.interrupt.as_ref().is_some_and(Interrupt::requested)
+    }
+
+    /// Whether the solve must stop now: `deadline` has passed or a stop was requested.
+    pub fn out_of_time(&self, deadline: Option<Instant>) -> bool {
+        self.interrupted() || deadline.is_some_and(|d| Instant::now() >= d)
+    }
+
+    /// The limit a solve stopped by [`Settings::out_of_time`] reports, and its words.
+    pub fn clock_limit(&self) -> (Limit, &'static str) {
+        if self.interrupted() {
+            (Limit::Interrupted, "stop request")
+        } else {
+            (Limit::Time, "time limit")
+        }
     }
 }
 

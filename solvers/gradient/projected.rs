@@ -38,6 +38,7 @@ use argmin::core::{
     CostFunction, Error, Gradient, IterState, Problem, Solver, State, TerminationReason,
     TerminationStatus, KV,
 };
+use glassbox_core::Interrupt;
 use std::collections::VecDeque;
 use std::time::Instant;
 
@@ -75,7 +76,7 @@ const STAGNATION: f64 = 1e-10;
 pub(crate) enum Stop {
     /// The projected gradient is within the tolerance.
     Converged,
-    /// The deadline passed.
+    /// The deadline passed, or a stop was requested (`Settings::interrupted` tells which).
     Timeout,
     /// The cost fell below -1e20.
     Unbounded,
@@ -114,6 +115,8 @@ pub(crate) struct Common {
     interior: Option<(Vec<f64>, Vec<f64>)>,
     tolerance: f64,
     deadline: Option<Instant>,
+    /// A stop request from outside, checked with the deadline.
+    interrupt: Option<Interrupt>,
     /// Why the method stopped, when it stopped by itself.
     pub stop: Option<Stop>,
     /// The lowest cost so far and the iterations since it last went down.
@@ -155,6 +158,7 @@ impl Common {
             interior: None,
             tolerance,
             deadline,
+            interrupt: None,
             stop: None,
             best: f64::INFINITY,
             best_pg: f64::INFINITY,
@@ -166,6 +170,12 @@ impl Common {
     /// The same, with steps kept strictly inside `interior` (the bounds of a barrier).
     pub fn with_interior(mut self, interior: Option<(Vec<f64>, Vec<f64>)>) -> Self {
         self.interior = interior;
+        self
+    }
+
+    /// The same, stopping (as at the deadline) once `interrupt` is requested.
+    pub fn with_interrupt(mut self, interrupt: Option<Interrupt>) -> Self {
+        self.interrupt = interrupt;
         self
     }
 
@@ -202,8 +212,10 @@ impl Common {
             .collect()
     }
 
+    /// The deadline has passed or a stop was requested.
     fn past_deadline(&self) -> bool {
-        self.deadline.is_some_and(|d| Instant::now() >= d)
+        self.interrupt.as_ref().is_some_and(Interrupt::requested)
+            || self.deadline.is_some_and(|d| Instant::now() >= d)
     }
 
     /// Projects the starting point and evaluates cost and gradient there.

@@ -3,8 +3,10 @@
 //! at verbosity 0, problems without variables).
 
 use super::*;
-use glassbox_core::{Limit, RawOptionValue};
+use glassbox_core::{Interrupt, Limit, RawOptionValue};
 use std::collections::BTreeMap;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
 
 const INF: f64 = f64::INFINITY;
 
@@ -324,6 +326,42 @@ fn the_deadline_is_checked_inside_an_iteration() {
     };
     let result = solve(&Quadratic::new(&[3.0]), &options);
     assert_eq!(result.status, TerminationStatus::LocallyOptimal);
+}
+
+#[test]
+fn a_stop_request_ends_the_solve_as_interrupted() {
+    // The deadline's checks (inside an iteration, between inner solves, between barrier
+    // stages) read the request too: one made before the solve ends it at the first of them,
+    // on the direct and on the barrier path, where the solve alone ends optimal.
+    let mut problem = Quadratic::new(&[3.0, -2.0]);
+    problem.rows = vec![vec![1.0, 1.0]];
+    problem.g_lower = vec![-INF];
+    problem.g_upper = vec![0.0];
+    for path in ["direct", "barrier"] {
+        let options = SolveOptions {
+            time_limit: Some(60.0),
+            interrupt: Some(Interrupt::new(Arc::new(AtomicBool::new(true)))),
+            raw: raw(&[("path", RawOptionValue::Str(path.into()))]),
+            ..SolveOptions::default()
+        };
+        let result = solve(&problem, &options);
+        assert_eq!(
+            result.status.limit(),
+            Some(Limit::Interrupted),
+            "{path}: {} ({})",
+            result.status,
+            result.raw_status
+        );
+        let alone = solve(
+            &problem,
+            &SolveOptions {
+                interrupt: None,
+                ..options
+            },
+        );
+        assert_eq!(alone.status, TerminationStatus::LocallyOptimal, "{path}");
+        assert!(result.iterations < alone.iterations, "{path}");
+    }
 }
 
 #[test]

@@ -8,8 +8,8 @@
 //! task records its attempt ([`super::records`]) and handles the signals a cluster sends:
 //!
 //! - SIGTERM (scancel, preemption, the time limit; SLURM sends SIGKILL `KillWait` seconds
-//!   later) and SIGINT: the running solves end (IPOPT and HiGHS at their next iteration,
-//!   other backends' when they finish), their unfinished units are abandoned, the
+//!   later) and SIGINT: the running solves end (IPOPT, HiGHS, lbfgs and torch at their next
+//!   iteration, the others when they finish), their unfinished units are abandoned, the
 //!   attempt ends `interrupted` (a second signal ends the process at once; a unit being
 //!   written is then dropped by the next attempt).
 //! - SIGUSR1, which the job script asks SLURM to send `stop_before_limit` seconds before the

@@ -14,10 +14,10 @@
 //!   (`lock_wait_seconds`) apart from the backend's own time (`backend_seconds`). Shards in
 //!   separate processes solve in parallel.
 //! - A stop request (SIGINT / SIGTERM through the flag the CLI sets) ends the running solves
-//!   at their next iteration where the backend checks it (IPOPT and HiGHS through
-//!   `SolveOptions::interrupt`; the other backends finish their solve); the end of the time
-//!   budget lets them finish. Either way their units are abandoned and the run ends with
-//!   every finished unit on disk.
+//!   at their next iteration where the backend checks it (IPOPT, HiGHS, lbfgs and torch
+//!   through `SolveOptions::interrupt`; CBC, dp and the heuristics finish their solve); the
+//!   end of the time budget lets them finish. Either way their units are abandoned and the
+//!   run ends with every finished unit on disk.
 
 use super::grid::{Cell, Experiment, InnerMetric, Protocol};
 use super::store::{self, Done, Manifest, Store};
@@ -77,7 +77,8 @@ pub struct RunOptions {
     /// Draw a progress bar on stderr.
     pub progress: bool,
     /// Set (by a signal handler) to stop: running solves end at their next iteration where
-    /// the backend checks it (IPOPT, HiGHS; the others finish), their units are abandoned.
+    /// the backend checks it (IPOPT, HiGHS, lbfgs, torch; the others finish), their units are
+    /// abandoned.
     pub stop: Arc<AtomicBool>,
 }
 
