@@ -36,8 +36,10 @@
 //!
 //! Every option of `"lbfgs"` (see [`super::gradient`]), plus the raw options
 //! - `device`: `"cpu"`, `"cuda"` (an error when no CUDA device is available at run time),
-//!   or `"auto"` (the default: CUDA when available, else the CPU); for both, libtorch's CUDA
-//!   library is opened first (`load_libtorch_cuda`: the linker drops it from the binary);
+//!   or `"auto"` (the default: CUDA when available and the problem is large enough for the
+//!   GPU to pay, [`CUDA_MIN_EVALUATION_SIZE`], else the CPU); before CUDA is asked for,
+//!   libtorch's CUDA library is opened (`load_libtorch_cuda`: the linker drops it from the
+//!   binary);
 //! - `dtype`: `"float64"` (the default) or `"float32"`. In float32 the objective and gradient
 //!   carry about 7 significant digits, so `tolerance` should be loosened (to ~1e-5).
 //!
@@ -75,7 +77,7 @@ const OWN_OPTIONS: [OptionSpec; 2] = [
     OptionSpec {
         name: "device",
         kind: OptionKind::Choice(&["cpu", "cuda", "auto"]),
-        help: "where the objective is evaluated: cpu, cuda, or auto = cuda when available (default auto)",
+        help: "where the objective is evaluated: cpu, cuda, or auto = cuda when available and the data is large enough to gain from it (default auto)",
     },
     OptionSpec {
         name: "dtype",
@@ -192,13 +194,33 @@ fn cuda_device() -> Result<Device> {
     })
 }
 
-/// The device and kind the options ask for.
-fn device_and_kind(options: &SolveOptions) -> Result<(Device, Kind)> {
+/// The smallest [`TensorObjective::evaluation_size`] that `device = "auto"` runs on CUDA.
+/// A GPU evaluation is a few dozen small kernels whose launches cost about the same whatever
+/// the size; one CPU thread's cost grows with it (`examples/torch_evaluation_cost.rs`:
+/// 1.1 ms at size 6e5, 2.5 to 4.3 ms at 1.8e6 to 2.7e6, 10.7 ms at 7.5e6). On an H200 the
+/// GPU's solves took 2.8 times one CPU thread's time at size 5.9e5 (spambase) and 0.22 times
+/// at 7.5e6 (S-ORRT, 1e5 rows), which puts a GPU evaluation at about 2.4 to 3.1 ms: the
+/// crossover is inferred near 2e6, not measured there (that example measures it on a machine
+/// with a GPU; benches/README.md, "The torch backend on a GPU").
+pub const CUDA_MIN_EVALUATION_SIZE: usize = 2_000_000;
+
+/// The device `"auto"` picks for an objective of `evaluation_size`: CUDA from
+/// [`CUDA_MIN_EVALUATION_SIZE`] on where libtorch sees a device, else the CPU.
+pub fn auto_device(evaluation_size: usize) -> Device {
+    if evaluation_size >= CUDA_MIN_EVALUATION_SIZE && cuda_is_available() {
+        Device::Cuda(0)
+    } else {
+        Device::Cpu
+    }
+}
+
+/// The device the options ask for (`None`: `"auto"`, decided by the problem's size) and the
+/// kind.
+fn device_and_kind(options: &SolveOptions) -> Result<(Option<Device>, Kind)> {
     let device = match options.raw.get("device") {
-        Some(RawOptionValue::Str(s)) if s == "cpu" => Device::Cpu,
-        Some(RawOptionValue::Str(s)) if s == "cuda" => cuda_device()?,
-        _ if cuda_is_available() => Device::Cuda(0),
-        _ => Device::Cpu,
+        Some(RawOptionValue::Str(s)) if s == "cpu" => Some(Device::Cpu),
+        Some(RawOptionValue::Str(s)) if s == "cuda" => Some(cuda_device()?),
+        _ => None,
     };
     let kind = match options.raw.get("dtype") {
         Some(RawOptionValue::Str(s)) if s == "float32" => Kind::Float,
@@ -210,7 +232,7 @@ fn device_and_kind(options: &SolveOptions) -> Result<(Device, Kind)> {
 /// Checks the options as a solve does: torch's own (`device` included: "cuda" needs a CUDA
 /// device here), then the rest as `"lbfgs"` checks them. Returns the device, the kind and
 /// the options for the gradient backend's loop.
-fn checked(options: &SolveOptions) -> Result<(Device, Kind, SolveOptions)> {
+fn checked(options: &SolveOptions) -> Result<(Option<Device>, Kind, SolveOptions)> {
     options.validate()?;
     check_raw_options(NAME, OPTIONS, &options.raw)?;
     let (device, kind) = device_and_kind(options)?;
@@ -272,6 +294,7 @@ impl NlpSolver for TorchSolver {
             });
         };
         glassbox_core::nlp::validate(problem)?;
+        let device = device.unwrap_or_else(|| auto_device(tensor.evaluation_size()));
         if device == Device::Cpu {
             // libtorch's intra-op threads are process-wide; on small problems (iris) one
             // thread is ~3x faster than libtorch's default on a loaded 2-core machine.

@@ -19,7 +19,8 @@
 //! - On a GPU: asking for CUDA opens `libtorch_cuda.so` (checked on any machine with the
 //!   wheel's CUDA build); where libtorch sees a GPU, the objective, gradient and Hessian
 //!   checks above run on CUDA too, and iris solves on CUDA end where the CPU's do
-//!   (`benches/torch_gpu.sh` runs these on a GPU machine).
+//!   (`benches/torch_gpu.sh` runs these on a GPU machine); `device = "auto"` keeps iris on
+//!   the CPU and takes CUDA (where there is one) from `CUDA_MIN_EVALUATION_SIZE` on.
 
 #![cfg(feature = "torch")]
 
@@ -87,6 +88,11 @@ impl PreparedObjective for PreparedFn {
 impl<P: NlpProblem> TensorObjective for Tensorized<P> {
     fn prepare(&self, _device: Device, _kind: Kind) -> Box<dyn PreparedObjective> {
         Box::new(PreparedFn(self.f))
+    }
+
+    /// No data: a few scalar operations.
+    fn evaluation_size(&self) -> usize {
+        self.inner.num_variables()
     }
 }
 
@@ -579,6 +585,28 @@ fn sorct_iris_on_the_gpu_ends_where_the_cpu_does() {
             "{name}, seed {seed}: cpu {cpu} vs cuda {cuda}"
         );
     }
+}
+
+/// `device = "auto"` (the default) runs a problem smaller than the GPU's crossover on the
+/// CPU, also on a machine with a GPU (iris's S-ORCT: 111 training rows), and one from the crossover
+/// on CUDA where there is a device.
+#[test]
+fn auto_picks_the_device_by_the_problems_size() {
+    use glassbox::solvers::torch::{auto_device, CUDA_MIN_EVALUATION_SIZE};
+    let (x, y) = iris_train();
+    let (_, config) = sorct_configs().into_iter().next().unwrap();
+    let problem = config.problem(Arc::new(x), Arc::new(y), 3).unwrap();
+    let size = problem.tensor_objective().unwrap().evaluation_size();
+    assert_eq!(size, 111 * 4 * 3, "N x p x branch nodes");
+    let r = torch().solve(&problem, &SolveOptions::default()).unwrap();
+    assert!(r.raw_status.contains("on Cpu"), "{}", r.raw_status);
+    assert_eq!(auto_device(CUDA_MIN_EVALUATION_SIZE - 1), Device::Cpu);
+    let large = if glassbox::solvers::torch::cuda_is_available() {
+        Device::Cuda(0)
+    } else {
+        Device::Cpu
+    };
+    assert_eq!(auto_device(CUDA_MIN_EVALUATION_SIZE), large);
 }
 
 #[test]

@@ -55,6 +55,11 @@ impl TensorObjective for SorctProblem {
             lambda_global: self.params.lambda_global,
         })
     }
+
+    /// X (N x p) times the branch nodes' coefficients (p x branches).
+    fn evaluation_size(&self) -> usize {
+        self.x.nrows() * self.layout.p * self.layout.branches
+    }
 }
 
 impl PreparedObjective for PreparedSorct {

@@ -57,6 +57,11 @@ impl TensorObjective for SorrtProblem {
             lambda_global: self.params.lambda_global,
         })
     }
+
+    /// X (N x p) times every node's coefficients (p x nodes: the leaves' too).
+    fn evaluation_size(&self) -> usize {
+        self.x.nrows() * self.layout.p * self.layout.nodes
+    }
 }
 
 impl PreparedObjective for PreparedSorrt {

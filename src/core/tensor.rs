@@ -18,6 +18,12 @@ pub trait TensorObjective: Send + Sync {
     /// Uploads the data the objective needs to `device`, as floating-point tensors of
     /// `kind` (`Kind::Double` or `Kind::Float`), and returns the objective ready to evaluate.
     fn prepare(&self, device: Device, kind: Kind) -> Box<dyn PreparedObjective>;
+
+    /// A measure of one evaluation's work: the multiply-adds of the objective's largest
+    /// product (for a tree, N rows x p features x the columns of its coefficient matrix).
+    /// `device = "auto"` keeps a problem smaller than the measured crossover on the CPU,
+    /// where a GPU spends more on launching its kernels than it saves on them.
+    fn evaluation_size(&self) -> usize;
 }
 
 /// An objective whose data lives on a device.
