@@ -297,6 +297,55 @@ fn float32_solves_to_float32_accuracy() {
     );
 }
 
+/// In float32 L-BFGS stalls on iris's S-ORCT before the default tolerance (its line search
+/// cannot tell descent from rounding); the default `finish = "float64"` continues such a solve
+/// in float64 from its point, which ends locally optimal, where `finish = "none"` stops at
+/// the stall.
+#[test]
+fn float32_solves_that_stall_are_finished_in_float64() {
+    let (x, y) = iris_train();
+    let (_, config) = sorct_configs().into_iter().next().unwrap();
+    let problem = config.problem(Arc::new(x), Arc::new(y), 3).unwrap();
+    let mut finished = 0;
+    for seed in 0..3 {
+        let x0 = starts::random_start(
+            &problem,
+            config.initialization,
+            &mut ChaCha8Rng::seed_from_u64(seed),
+        );
+        let float32 = |finish: &str| {
+            let options = cpu()
+                .with_warm_start(Some(WarmStart::primal(x0.clone())))
+                .with_raw("dtype", RawOptionValue::Str("float32".into()))
+                .with_raw("finish", RawOptionValue::Str(finish.into()));
+            torch().solve(&problem, &options).unwrap()
+        };
+        let r = float32("float64");
+        if r.raw_status.contains("finished in float64") {
+            finished += 1;
+            assert_eq!(
+                r.status,
+                TerminationStatus::LocallyOptimal,
+                "{}",
+                r.raw_status
+            );
+            let stalled = float32("none");
+            assert_eq!(
+                stalled.status,
+                TerminationStatus::FeasibleAtLimit(Limit::Other),
+                "{}",
+                stalled.raw_status
+            );
+        } else {
+            assert!(r.status.has_solution(), "{}", r.raw_status);
+        }
+    }
+    assert!(
+        finished > 0,
+        "no float32 solve stalled: nothing was finished in float64"
+    );
+}
+
 /// The files of the shared libraries mapped into this process.
 fn mapped_libraries() -> Vec<String> {
     let maps = std::fs::read_to_string("/proc/self/maps").unwrap();
