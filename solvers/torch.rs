@@ -41,8 +41,9 @@
 //!   libtorch's CUDA library is opened (`load_libtorch_cuda`: the linker drops it from the
 //!   binary);
 //! - `dtype`: `"float64"` (the default) or `"float32"`. In float32 the objective and gradient
-//!   carry about 7 significant digits, and L-BFGS usually stalls before the default
-//!   tolerance (its line search cannot tell descent from rounding);
+//!   carry about 7 significant digits: the problem declares that rounding
+//!   (`NlpProblem::objective_rounding`), so that the line search takes cost differences
+//!   within it as noise, and L-BFGS may still stall before the default tolerance;
 //! - `finish`: `"float64"` (the default) continues a float32 solve that stalled in float64
 //!   from its point and multipliers, without the projected Newton stage in float32 (whose
 //!   float32 Hessian, n backward passes a step, stalled there too); `"none"` keeps the whole
@@ -338,9 +339,9 @@ impl NlpSolver for TorchSolver {
 }
 
 /// The float32 stage's options: without the projected Newton stage unless asked for, since
-/// where L-BFGS stalls in float32 (its line search cannot tell descent from rounding) Newton
-/// steps on a float32 Hessian (n backward passes each) stall there too (measured: spambase
-/// S-ORCT D=2, 46 Newton steps, 8.7 s of a 9 s start, ending at stationarity 4.6e-4).
+/// where L-BFGS stalls at float32's precision, Newton steps on a float32 Hessian (n backward
+/// passes each) stall there too (measured: spambase S-ORCT D=2, 46 Newton steps, 8.7 s of a
+/// 9 s start, ending at stationarity 4.6e-4).
 fn float32_stage(options: &SolveOptions) -> SolveOptions {
     let mut options = options.clone();
     options
@@ -543,6 +544,12 @@ impl TorchProblem<'_> {
 impl NlpProblem for TorchProblem<'_> {
     fn num_variables(&self) -> usize {
         self.inner.num_variables()
+    }
+    fn objective_rounding(&self) -> f64 {
+        match self.kind {
+            Kind::Float => f64::from(f32::EPSILON),
+            _ => f64::EPSILON,
+        }
     }
     fn num_constraints(&self) -> usize {
         self.inner.num_constraints()

@@ -224,7 +224,8 @@ fn run_inner(settings: &Settings, mut request: InnerRequest) -> Result<Inner, St
         deadline,
     )
     .with_interior(nlp.interior_bounds())
-    .with_interrupt(settings.interrupt.clone());
+    .with_interrupt(settings.interrupt.clone())
+    .with_rounding(nlp.problem.objective_rounding());
     let request = InnerRequest {
         start,
         lambda,
@@ -265,7 +266,8 @@ fn run_first_order(settings: &Settings, mut request: InnerRequest) -> Result<Inn
         request.deadline,
     )
     .with_interior(nlp.interior_bounds())
-    .with_interrupt(settings.interrupt.clone());
+    .with_interrupt(settings.interrupt.clone())
+    .with_rounding(nlp.problem.objective_rounding());
     match settings.method {
         Method::Lbfgs => {
             let mut solver = ProjectedLbfgs::new(common, settings.memory);

@@ -13,12 +13,16 @@
 //!   scalar fits one group and the method crawls (the diagonal is not handed on between
 //!   outer iterations: a new inner solve starts from the scalar of the pairs it is given).
 //!   The projected path `P(x + t d)` is searched by backtracking (safeguarded quadratic
-//!   interpolation) until the Armijo condition `f(x_t) <= f(x) + c1 g^T (x_t - x)` holds.
-//!   A unit step that leaves the bounds alone and still descends steeply (the Wolfe
-//!   curvature condition fails) is doubled while the Armijo condition holds, which is what
-//!   walks an unbounded direction down to -1e20 quickly. Pairs `(s, y)` with non-positive
-//!   curvature (`s^T y <= 1e-10 |s| |y|`) are skipped; when the quasi-Newton path fails, the
-//!   memory (pairs and diagonal) is cleared and projected steepest descent is tried.
+//!   interpolation) until the Armijo condition `f(x_t) <= f(x) + c1 g^T (x_t - x)` holds,
+//!   or, where `f(x_t)` is within rounding of `f(x)`, the decrease estimated from the
+//!   gradients does (Hager and Zhang's approximate Wolfe condition); the rounding band is
+//!   float64's unless the problem declares a coarser one (`objective_rounding`: the torch
+//!   backend's float32). A unit step that leaves the bounds alone and still descends
+//!   steeply (the Wolfe curvature condition fails) is doubled while the Armijo condition
+//!   holds, which is what walks an unbounded direction down to -1e20 quickly. Pairs
+//!   `(s, y)` with non-positive curvature (`s^T y <= 1e-10 |s| |y|`) are skipped; when the
+//!   quasi-Newton path fails, the memory (pairs and diagonal) is cleared and projected
+//!   steepest descent is tried.
 //! - [`Spg`]: the nonmonotone spectral projected gradient method of Birgin, Martínez and
 //!   Raydan (SPG2): direction `P(x - alpha g) - x` with the Barzilai–Borwein step `alpha`,
 //!   Armijo condition against the largest of the last ten values.
@@ -51,8 +55,13 @@ pub(crate) const UNBOUNDED_BELOW: f64 = -1e20;
 /// Sufficient-decrease constant of the Armijo condition.
 const C1: f64 = 1e-4;
 /// Relative width of the band around the reference cost within which the cost is taken to
-/// be rounding noise.
+/// be rounding noise (in float64; at least [`ROUNDING_MARGIN`] times a coarser rounding).
 const NOISE: f64 = 1e-10;
+/// How many times the objective's relative rounding (`NlpProblem::objective_rounding`) the
+/// noise band and the stagnation test are at least wide: a sum over N rows rounds to a few
+/// dozen ulps. Changes nothing in float64 (1e2 x 2.2e-16 is below [`NOISE`]); in float32 the
+/// band is 1.2e-5.
+const ROUNDING_MARGIN: f64 = 1e2;
 /// Curvature constant under which a unit step is doubled.
 const C2: f64 = 0.9;
 /// Trial points of one line search before it gives up.
@@ -125,6 +134,8 @@ pub(crate) struct Common {
     stalled: u32,
     /// The lowest cost after each of the last iterations.
     recent_best: VecDeque<f64>,
+    /// The relative rounding of the cost's values (`NlpProblem::objective_rounding`).
+    rounding: f64,
 }
 
 /// The outcome of a line search.
@@ -164,7 +175,26 @@ impl Common {
             best_pg: f64::INFINITY,
             stalled: 0,
             recent_best: VecDeque::new(),
+            rounding: f64::EPSILON,
         }
+    }
+
+    /// The same, for a cost whose values are rounded to a relative `rounding` (coarser than
+    /// float64's: the line search's noise band and the stagnation test widen with it).
+    pub fn with_rounding(mut self, rounding: f64) -> Self {
+        self.rounding = rounding.max(f64::EPSILON);
+        self
+    }
+
+    /// The relative width of the band within which cost differences are rounding.
+    fn noise(&self) -> f64 {
+        NOISE.max(ROUNDING_MARGIN * self.rounding)
+    }
+
+    /// The relative fall of the lowest cost over [`STAGNATION_WINDOW`] iterations below which
+    /// the method stagnates.
+    fn stagnation(&self) -> f64 {
+        STAGNATION.max(ROUNDING_MARGIN * self.rounding)
     }
 
     /// The same, with steps kept strictly inside `interior` (the bounds of a barrier).
@@ -276,8 +306,9 @@ impl Common {
     /// Records an iteration's cost and projected gradient; `Some(why)` when the method
     /// should give up: `limit` iterations in a row with neither a new lowest cost nor a new
     /// smallest projected gradient, or a lowest cost that fell by less than
-    /// `1e-10 max(1, |f|)` over the last [`STAGNATION_WINDOW`] iterations (a valley so flat
-    /// that the tolerance is out of reach in any useful time).
+    /// `1e-10 max(1, |f|)` (100 times a coarser rounding of the cost: `stagnation`) over the
+    /// last [`STAGNATION_WINDOW`] iterations (a valley so flat that the tolerance is out of
+    /// reach in any useful time).
     pub(super) fn stalled(&mut self, f_new: f64, pg_new: f64, limit: u32) -> Option<String> {
         if f_new < self.best || pg_new < self.best_pg {
             self.best = self.best.min(f_new);
@@ -297,7 +328,7 @@ impl Common {
         self.recent_best.push_back(self.best);
         let oldest = self.recent_best[0];
         if self.recent_best.len() > STAGNATION_WINDOW
-            && oldest - self.best <= STAGNATION * self.best.abs().max(1.0)
+            && oldest - self.best <= self.stagnation() * self.best.abs().max(1.0)
         {
             return Some(format!(
                 "the cost fell by only {:.1e} in {STAGNATION_WINDOW} iterations",
@@ -326,7 +357,7 @@ impl Common {
             + Gradient<Param = Vec<f64>, Gradient = Vec<f64>>,
     {
         let gd = dot(grad, d);
-        let slack = 10.0 * f64::EPSILON * f_ref.abs();
+        let slack = 10.0 * self.rounding * f_ref.abs();
         let trial = |t: f64| -> (Vec<f64>, bool) {
             let mut clipped = false;
             let xt = (0..x.len())
@@ -365,7 +396,7 @@ impl Common {
             // Within rounding noise of f_ref, the cost cannot tell a good step from a bad
             // one: the decrease is estimated from the gradients instead (trapezoidal rule,
             // exact for a quadratic), as in Hager and Zhang's approximate Wolfe conditions.
-            let noisy = ft.is_finite() && (ft - f_ref).abs() <= NOISE * f_ref.abs();
+            let noisy = ft.is_finite() && (ft - f_ref).abs() <= self.noise() * f_ref.abs();
             if armijo || noisy {
                 let gt = match problem.gradient(&xt) {
                     Ok(v) => v,

@@ -870,3 +870,95 @@ fn the_barrier_path_honours_the_limits() {
     );
     assert_eq!(result.max_violation, Some(0.0));
 }
+
+/// A constant that puts the optimum's cost where float32's rounding (6e-5 at 1e3) is
+/// larger than the cost's fall over the last iterations.
+const OFFSET: f64 = 1e3;
+
+/// [`BadlyScaled`] plus [`OFFSET`], its values and gradient rounded to float32 as the `torch`
+/// backend's float32 evaluations are; `declared` says whether the problem reports that
+/// rounding (`NlpProblem::objective_rounding`).
+struct RoundedToFloat32 {
+    inner: BadlyScaled,
+    declared: bool,
+}
+
+impl NlpProblem for RoundedToFloat32 {
+    fn num_variables(&self) -> usize {
+        self.inner.num_variables()
+    }
+    fn num_constraints(&self) -> usize {
+        0
+    }
+    fn variable_bounds(&self) -> (Vec<f64>, Vec<f64>) {
+        self.inner.variable_bounds()
+    }
+    fn constraint_bounds(&self) -> (Vec<f64>, Vec<f64>) {
+        (vec![], vec![])
+    }
+    fn objective(&self, x: &[f64]) -> f64 {
+        // A sum over many rows in float32 is off by a few units in the last place, up or
+        // down, from one point to the next: a deterministic function of x, up to 3 ulps.
+        use std::hash::{Hash, Hasher};
+        let mut hasher = std::collections::hash_map::DefaultHasher::new();
+        x.iter().for_each(|v| v.to_bits().hash(&mut hasher));
+        let ulps = (hasher.finish() % 7) as f64 - 3.0;
+        let value = OFFSET + self.inner.objective(x);
+        f64::from(value as f32) + ulps * value * f64::from(f32::EPSILON)
+    }
+    fn gradient(&self, x: &[f64], grad: &mut [f64]) {
+        self.inner.gradient(x, grad);
+        for g in grad.iter_mut() {
+            *g = f64::from(*g as f32);
+        }
+    }
+    fn constraints(&self, _x: &[f64], _g: &mut [f64]) {}
+    fn jacobian_structure(&self) -> Vec<(usize, usize)> {
+        vec![]
+    }
+    fn jacobian_values(&self, _x: &[f64], _values: &mut [f64]) {}
+    fn objective_rounding(&self) -> f64 {
+        if self.declared {
+            f64::from(f32::EPSILON)
+        } else {
+            f64::EPSILON
+        }
+    }
+    fn name(&self) -> String {
+        "badly scaled quadratic in float32".into()
+    }
+}
+
+/// Cost values off by a few float32 ulps defeat a line search that takes differences above
+/// float64's rounding as real: it finds no lower point far from the optimum. Declared, the
+/// rounding widens the noise band, the search falls back on the gradients' estimate of the
+/// decrease, and the solve converges (the gradient's float32 rounding is harmless).
+#[test]
+fn a_declared_float32_rounding_widens_the_line_search() {
+    let n = 20;
+    let problem = |declared| RoundedToFloat32 {
+        inner: BadlyScaled {
+            curvature: (0..n).map(|j| 10f64.powf(3.0 * j as f64 / 19.0)).collect(),
+            target: (0..n).map(|j| 0.9 * (j as f64).sin()).collect(),
+        },
+        declared,
+    };
+    let undeclared = solve(&problem(false), &SolveOptions::default());
+    assert_eq!(
+        undeclared.status,
+        TerminationStatus::FeasibleAtLimit(Limit::Other),
+        "{}",
+        undeclared.raw_status
+    );
+    let declared = solve(&problem(true), &SolveOptions::default());
+    assert_eq!(
+        declared.status,
+        TerminationStatus::LocallyOptimal,
+        "{}",
+        declared.raw_status
+    );
+    for j in 0..n {
+        let expected = 0.9 * (j as f64).sin();
+        assert!((declared.primal[j] - expected).abs() <= 1e-5, "x_{j}");
+    }
+}

@@ -68,6 +68,14 @@ pub trait NlpProblem: Send + Sync {
     fn masked(&self) -> Option<&dyn MaskedEvaluations> {
         None
     }
+    /// The relative rounding of [`NlpProblem::objective`]'s values: the machine epsilon of
+    /// the arithmetic it is computed in, `f64::EPSILON` unless a lower precision is used (the
+    /// `torch` backend's float32). The gradient backend's line search and stall tests treat
+    /// cost differences within a band of this width as rounding.
+    fn objective_rounding(&self) -> f64 {
+        f64::EPSILON
+    }
+
     /// The objective in tensor operations, for the `torch` backend; `None` (the default)
     /// when the problem has none, which that backend refuses.
     #[cfg(feature = "torch")]
