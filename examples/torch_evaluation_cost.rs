@@ -1,10 +1,11 @@
 //! What one evaluation of the `torch` backend's objective costs on the CPU and on a CUDA
 //! device, by data size: the objective and its autograd gradient (one forward and one
 //! backward pass, what every L-BFGS iteration pays) of S-ORCT and S-ORRT on random data of
-//! N rows, median milliseconds over repeated evaluations at distinct points, on the CPU with
-//! one libtorch thread (the backend's default) and, where libtorch sees one, on CUDA. The
-//! ratio says from which size the GPU pays; `device = "auto"` uses the crossover measured
-//! with it (`solvers/torch.rs`, `CUDA_MIN_EVALUATION_SIZE`).
+//! N rows, median milliseconds over repeated evaluations at distinct points, in float64 and
+//! in float32, on the CPU with one libtorch thread (the backend's default) and, where
+//! libtorch sees one, on CUDA. The float64 ratio says from which size the GPU pays:
+//! `device = "auto"` switches to CUDA at `CUDA_MIN_EVALUATION_SIZE` (`solvers/torch.rs`),
+//! inferred from per-solve times; this table on a machine with a GPU measures it.
 //!
 //! ```sh
 //! scripts/with-torch.sh cargo run --release --features torch --example torch_evaluation_cost
@@ -27,16 +28,17 @@ use std::sync::Arc;
 use std::time::Instant;
 use tch::{Device, Kind};
 
-/// Median milliseconds of one objective-and-gradient evaluation on `device`, over
+/// Median milliseconds of one objective-and-gradient evaluation on `device` in `kind`, over
 /// `evaluations` distinct points near `x0` (the backend caches by point).
 fn milliseconds(
     problem: &dyn NlpProblem,
     tensor: &dyn TensorObjective,
     device: Device,
+    kind: Kind,
     x0: &[f64],
     evaluations: usize,
 ) -> f64 {
-    let torch = TorchProblem::new(problem, tensor, device, Kind::Double, None);
+    let torch = TorchProblem::new(problem, tensor, device, kind, None);
     let mut gradient = vec![0.0; x0.len()];
     let mut times = Vec::with_capacity(evaluations);
     // Three evaluations first: libtorch's first calls on a device allocate and load kernels.
@@ -63,14 +65,21 @@ fn report(name: &str, problem: &dyn NlpProblem, size: usize, x0: &[f64], evaluat
         size,
         "{name}: the size the backend sees"
     );
-    let cpu = milliseconds(problem, tensor, Device::Cpu, x0, evaluations);
-    let cuda = cuda_is_available()
-        .then(|| milliseconds(problem, tensor, Device::Cuda(0), x0, evaluations));
-    let (cuda_text, ratio) = match cuda {
-        Some(ms) => (format!("{ms:.3}"), format!("{:.2}", ms / cpu)),
-        None => ("-".to_string(), "-".to_string()),
-    };
-    println!("| {name} | {size} | {cpu:.3} | {cuda_text} | {ratio} |");
+    let time = |device, kind| milliseconds(problem, tensor, device, kind, x0, evaluations);
+    let cuda = cuda_is_available();
+    let on_cuda = |kind| cuda.then(|| time(Device::Cuda(0), kind));
+    let text = |ms: Option<f64>| ms.map_or("-".to_string(), |ms| format!("{ms:.3}"));
+    let (cpu, cpu32) = (
+        time(Device::Cpu, Kind::Double),
+        time(Device::Cpu, Kind::Float),
+    );
+    let (gpu, gpu32) = (on_cuda(Kind::Double), on_cuda(Kind::Float));
+    let ratio = gpu.map_or("-".to_string(), |ms| format!("{:.2}", ms / cpu));
+    println!(
+        "| {name} | {size} | {cpu:.3} | {} | {ratio} | {cpu32:.3} | {} |",
+        text(gpu),
+        text(gpu32)
+    );
 }
 
 /// A table of `rows` random rows: `features` uniform features and a target column.
@@ -165,8 +174,11 @@ fn main() {
     };
     tch::set_num_threads(1);
     println!("CUDA available: {}", cuda_is_available());
-    println!("| problem | evaluation size | CPU ms (1 thread) | CUDA ms | CUDA / CPU |");
-    println!("|---|---:|---:|---:|---:|");
+    println!(concat!(
+        "| problem | evaluation size | CPU ms (1 thread) | CUDA ms | CUDA / CPU ",
+        "| CPU ms, float32 | CUDA ms, float32 |"
+    ));
+    println!("|---|---:|---:|---:|---:|---:|---:|");
     for &rows in &sizes {
         sorct_row(rows, 2, 20, evaluations);
         sorrt_row(rows, 1, 25, evaluations);

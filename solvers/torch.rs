@@ -208,7 +208,7 @@ fn cuda_device() -> Result<Device> {
 /// The smallest [`TensorObjective::evaluation_size`] that `device = "auto"` runs on CUDA.
 /// A GPU evaluation is a few dozen small kernels whose launches cost about the same whatever
 /// the size; one CPU thread's cost grows with it (`examples/torch_evaluation_cost.rs`:
-/// 1.1 ms at size 6e5, 2.5 to 4.3 ms at 1.8e6 to 2.7e6, 10.7 ms at 7.5e6). On an H200 the
+/// 1.1 ms at size 6e5, 2.5 to 4.2 ms at 1.8e6 to 2.7e6, 11.0 ms at 7.5e6). On an H200 the
 /// GPU's solves took 2.8 times one CPU thread's time at size 5.9e5 (spambase) and 0.22 times
 /// at 7.5e6 (S-ORRT, 1e5 rows), which puts a GPU evaluation at about 2.4 to 3.1 ms: the
 /// crossover is inferred near 2e6, not measured there (that example measures it on a machine
