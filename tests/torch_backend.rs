@@ -297,10 +297,10 @@ fn float32_solves_to_float32_accuracy() {
     );
 }
 
-/// In float32 L-BFGS stalls on iris's S-ORCT before the default tolerance (its line search
-/// cannot tell descent from rounding); the default `finish = "float64"` continues such a solve
-/// in float64 from its point, which ends locally optimal, where `finish = "none"` stops at
-/// the stall.
+/// In float32 L-BFGS stalls on iris's S-ORCT before the default tolerance (the cost's
+/// rounding, about 1e-7 relative, hides its last decreases); the default `finish = "float64"`
+/// continues such a solve in float64 from its point, which ends locally optimal, where
+/// `finish = "none"` stops at the stall.
 #[test]
 fn float32_solves_that_stall_are_finished_in_float64() {
     let (x, y) = iris_train();
