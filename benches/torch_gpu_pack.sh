@@ -6,13 +6,9 @@
 #   pack.tgz     the release binaries (glassbox, the torch tests, gradient_vs_ipopt,
 #                torch_evaluation_cost), stripped, and the system libraries of IPOPT and CBC
 #   datasets/    the data sets the checks read; iris_torch.toml, auto_large.toml
-#   run.sh       the checks, run there with `OUT=folder bash DIR/run.sh`: libtorch comes from
-#                that machine's own torch (`python3 -c "import torch"`); the steps' time
-#                limits add up to 560 s (about 6 minutes expected)
-# The steps of run.sh: 1. the tests comparing CUDA with the CPU (objective, gradient, Hessian,
-# iris solves, `device = "auto"`); 2. one evaluation's cost by size on CUDA and on one CPU
-# thread (where "auto" should switch); 3. "auto" on iris and on 1e5 rows; 4. issue 24's
-# best-of-20 comparison with IPOPT on CUDA and on the CPU, side by side.
+#   run.sh       benches/torch_gpu_run.sh, the checks, run there with
+#                `OUT=folder bash DIR/run.sh` (its comment lists the steps and their limits);
+#                datasets_dir and built_from, read by it
 #
 #   TORCH=2.11.0 TCH=0.24 CUDA=13.0 benches/torch_gpu_pack.sh DIR   # these are the defaults
 #
@@ -25,7 +21,8 @@ out="${1:?usage: benches/torch_gpu_pack.sh DIR}"
 torch="${TORCH:-2.11.0}"
 tch="${TCH:-0.24}"
 cuda="${CUDA:-13.0}"
-work="$(mkdir -p "${WORK:-target/torch_gpu_pack}" && cd "${WORK:-target/torch_gpu_pack}" && pwd)"
+work="${WORK:-target/torch_gpu_pack}"
+mkdir -p "$work" && work="$(cd "$work" && pwd)"
 head="$(git rev-parse HEAD)"
 
 # libtorch and the two CUDA runtime libraries libtorch_cpu.so links (for the linker only).
@@ -44,8 +41,8 @@ export LD_LIBRARY_PATH="$wheel/torch/lib:$nvidia_libs${LD_LIBRARY_PATH:-}"
 # HEAD with the tch of that torch version.
 src="$work/src"
 [ -d "$src" ] || git worktree add -q --detach "$src" "$head"
-git -C "$src" checkout -q -- Cargo.toml Cargo.lock
-git -C "$src" checkout -q --detach "$head"
+# The worktree is this script's own: its local changes (the tch pin) are discarded.
+git -C "$src" checkout -q --force --detach "$head"
 sed -i "s/^tch = \"[0-9.]*\"/tch = \"$tch\"/" "$src/Cargo.toml"
 (cd "$src" && cargo build --release --quiet --features torch --bin glassbox \
     --example gradient_vs_ipopt --example torch_evaluation_cost)
@@ -81,47 +78,7 @@ sed -e "s#^path = .*#path = \"$data/iris.csv\"#" -e 's/^repeats = 10/repeats = 1
 benches/sorrt_large_config.sh 100000 1 \
     "$(printf 'name = "torch"\ntime_limit = 60.0\nraw = { device = "auto" }')" \
     > "$out/auto_large.toml"
-cat > "$out/run.sh" <<EOF
-#!/usr/bin/env bash
-# Written by benches/torch_gpu_pack.sh for $head (tch $tch, torch $torch).
-cd "\$(dirname "\$0")"
-out="\${OUT:-\$PWD/out}"
-mkdir -p "\$out" /tmp/gpu_checks "$data"
-tar xzf pack.tgz
-cp datasets/* "$data/"
-torch_dir=\${TORCH_DIR:-\$(python3 -c "import torch, os; print(os.path.dirname(torch.__file__))")}
-site=\$(dirname "\$torch_dir")
-nvidia=\$(ls -d "\$site"/nvidia/*/lib "\$site"/nvidia/*/*/lib 2>/dev/null | tr '\n' ':')
-export LD_LIBRARY_PATH="\$torch_dir/lib:\$nvidia\$PWD/lib"
-python3 -c "import torch; print('torch', torch.__version__)"
-nvidia-smi -L
-ldd bin/glassbox | grep "not found"
-echo "=== 1. tests comparing CUDA with the CPU [\$SECONDS s]"
-timeout 120 bin/torch_backend --test-threads 1 --nocapture asking_for_cuda \\
-    tensor_objective_equals autograd_hessians on_the_gpu auto > "\$out/tests.txt" 2>&1
-echo "rc \$?"
-grep -E "^test |test result|CUDA|cpu .* cuda|panicked" "\$out/tests.txt"
-echo "=== 2. one evaluation's cost by size [\$SECONDS s]"
-timeout 120 bin/torch_evaluation_cost 20 2>&1 | tee "\$out/cost.txt"
-echo "=== 3. device = auto on iris and on 1e5 rows [\$SECONDS s]"
-bin/glassbox generate --rows 100000 --seed 1 --out /tmp/gpu_checks/train_100000.csv --force
-bin/glassbox generate --rows 100000 --seed 1000 --out /tmp/gpu_checks/test.csv --force
-cp iris_torch.toml auto_large.toml /tmp/gpu_checks/
-for config in iris_torch auto_large; do
-    timeout 60 bin/glassbox run /tmp/gpu_checks/\$config.toml --out /tmp/gpu_checks/\$config \\
-        --force > "\$out/\$config.txt" 2>&1
-    tail -2 "\$out/\$config.txt"
-    grep -rhoE "libtorch on [A-Za-z]+(\([0-9]\))?" /tmp/gpu_checks/\$config | sort | uniq -c
-done
-echo "=== 4. best of 20 against IPOPT, CUDA and the CPU side by side [\$SECONDS s]"
-timeout 200 bin/gradient_vs_ipopt 20 torch device=cpu > "\$out/gvi_cpu.txt" 2>&1 &
-timeout 200 bin/gradient_vs_ipopt 20 torch device=cuda > "\$out/gvi_cuda.txt" 2>&1
-wait
-for device in cuda cpu; do
-    echo "-- \$device: \$(grep -cE '^ +[0-9]+ ' "\$out/gvi_\$device.txt") solves"
-    grep -E "best over|within 1% of IPOPT on" "\$out/gvi_\$device.txt"
-done
-echo "=== done [\$SECONDS s]"
-EOF
-chmod +x "$out/run.sh"
+echo "$data" > "$out/datasets_dir"
+echo "built from $head (tch $tch, torch $torch) by benches/torch_gpu_pack.sh" > "$out/built_from"
+cp benches/torch_gpu_run.sh "$out/run.sh"
 echo "torch_gpu_pack.sh: $out ($(du -sh "$out" | cut -f1)); there: OUT=folder bash $out/run.sh"

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# The GPU checks that benches/torch_gpu_pack.sh packs, run on the GPU machine from the packed
+# folder (the pack copies this file there as run.sh): `OUT=folder bash DIR/run.sh`. libtorch
+# comes from that machine's own torch (`python3 -c "import torch"`, or TORCH_DIR); the
+# binaries from pack.tgz; the data sets go where the binaries read them (the path in
+# datasets_dir, ../shared/datasets beside the worktree they were built in). The steps' time
+# limits add up to 560 s (about 6 minutes expected):
+#  1. the tests comparing CUDA with the CPU (objective, gradient, Hessian, iris solves, auto);
+#  2. one evaluation's cost by size, float64 and float32, on CUDA and on one CPU thread;
+#  3. `device = "auto"` on iris and on 1e5 rows (which device each solve ran on);
+#  4. issue 24's best-of-20 comparison with IPOPT, on CUDA and on the CPU side by side.
+set -uo pipefail
+cd "$(dirname "$0")"
+out="${OUT:-$PWD/out}"
+data="$(cat datasets_dir)"
+scratch=/tmp/gpu_checks
+mkdir -p "$out" "$scratch" "$data"
+tar xzf pack.tgz
+cp datasets/* "$data/"
+torch_dir=${TORCH_DIR:-$(python3 -c "import torch, os; print(os.path.dirname(torch.__file__))")}
+site=$(dirname "$torch_dir")
+nvidia=$(ls -d "$site"/nvidia/*/lib "$site"/nvidia/*/*/lib 2>/dev/null | tr '\n' ':')
+export LD_LIBRARY_PATH="$torch_dir/lib:$nvidia$PWD/lib"
+cat built_from
+python3 -c "import torch; print('torch here:', torch.__version__)" 2>/dev/null
+nvidia-smi -L
+ldd bin/glassbox | grep "not found"
+
+echo "=== 1. tests comparing CUDA with the CPU [$SECONDS s]"
+timeout 120 bin/torch_backend --test-threads 1 --nocapture asking_for_cuda \
+    tensor_objective_equals autograd_hessians on_the_gpu auto > "$out/tests.txt" 2>&1
+echo "rc $?"
+grep -E "^test |test result|CUDA|cpu .* cuda|panicked" "$out/tests.txt"
+
+echo "=== 2. one evaluation's cost by size [$SECONDS s]"
+timeout 120 bin/torch_evaluation_cost 20 2>&1 | tee "$out/cost.txt"
+
+echo "=== 3. device = auto on iris and on 1e5 rows [$SECONDS s]"
+bin/glassbox generate --rows 100000 --seed 1 --out "$scratch/train_100000.csv" --force
+bin/glassbox generate --rows 100000 --seed 1000 --out "$scratch/test.csv" --force
+cp iris_torch.toml auto_large.toml "$scratch/"
+for config in iris_torch auto_large; do
+    timeout 60 bin/glassbox run "$scratch/$config.toml" --out "$scratch/$config" --force \
+        > "$out/$config.txt" 2>&1
+    tail -2 "$out/$config.txt"
+    grep -rhoE "libtorch on [A-Za-z]+(\([0-9]\))?" "$scratch/$config" | sort | uniq -c
+done
+
+echo "=== 4. best of 20 against IPOPT, CUDA and the CPU side by side [$SECONDS s]"
+timeout 200 bin/gradient_vs_ipopt 20 torch device=cpu > "$out/gvi_cpu.txt" 2>&1 &
+timeout 200 bin/gradient_vs_ipopt 20 torch device=cuda > "$out/gvi_cuda.txt" 2>&1
+wait
+for device in cuda cpu; do
+    echo "-- $device: $(grep -cE '^ +[0-9]+ ' "$out/gvi_$device.txt") solves"
+    grep -E "best over|within 1% of IPOPT on" "$out/gvi_$device.txt"
+done
+echo "=== done [$SECONDS s]"
