@@ -70,8 +70,9 @@ mkdir -p "$out/datasets"
 tar czf "$out/pack.tgz" -C "$stage" bin lib
 cp ../shared/datasets/iris.csv ../shared/datasets/boston_housing.csv "$out/datasets/"
 
-# The binaries read ../shared/datasets beside the worktree they were built in.
-data="$(dirname "$(cd "$src" && pwd -P)")/shared/datasets"
+# The binaries read ../shared/datasets beside the worktree they were built in, by that path
+# as it is (run.sh creates the worktree's folder there too, for the `..` to resolve).
+data="$(cd "$src" && pwd -P)/../shared/datasets"
 sed -e "s#^path = .*#path = \"$data/iris.csv\"#" -e 's/^repeats = 10/repeats = 1/' \
     -e 's/^raw = .*/raw = { device = "auto" }/' -e 's/^starts = 20/starts = 3/' \
     examples/sorct_iris_torch.toml > "$out/iris_torch.toml"

@@ -5,7 +5,7 @@
 //! in float32, on the CPU with one libtorch thread (the backend's default) and, where
 //! libtorch sees one, on CUDA. The float64 ratio says from which size the GPU pays:
 //! `device = "auto"` switches to CUDA at `CUDA_MIN_EVALUATION_SIZE` (`solvers/torch.rs`),
-//! inferred from per-solve times; this table on a machine with a GPU measures it.
+//! near where this table's ratio crossed 1 on an H200 (benches/README.md).
 //!
 //! ```sh
 //! scripts/with-torch.sh cargo run --release --features torch --example torch_evaluation_cost

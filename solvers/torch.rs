@@ -207,13 +207,12 @@ fn cuda_device() -> Result<Device> {
 
 /// The smallest [`TensorObjective::evaluation_size`] that `device = "auto"` runs on CUDA.
 /// A GPU evaluation is a few dozen small kernels whose launches cost about the same whatever
-/// the size; one CPU thread's cost grows with it (`examples/torch_evaluation_cost.rs`:
-/// 1.1 ms at size 6e5, 2.5 to 4.2 ms at 1.8e6 to 2.7e6, 11.0 ms at 7.5e6). On an H200 the
-/// GPU's solves took 2.8 times one CPU thread's time at size 5.9e5 (spambase) and 0.22 times
-/// at 7.5e6 (S-ORRT, 1e5 rows), which puts a GPU evaluation at about 2.4 to 3.1 ms: the
-/// crossover is inferred near 2e6, not measured there (that example measures it on a machine
-/// with a GPU; benches/README.md, "The torch backend on a GPU").
-pub const CUDA_MIN_EVALUATION_SIZE: usize = 2_000_000;
+/// the size (1.1 to 2.4 ms on an H200); one CPU thread's cost grows with it. Measured on the
+/// H200's machine (benches/README.md, "`device = "auto"` by problem size"): one evaluation
+/// costs the same on CUDA and on one CPU thread at sizes 6e5 to 9e5 and 0.31 to 0.52 times
+/// as much on CUDA at 1.8e6 to 2.7e6; one start's solves (S-ORRT) took 2.8 times as long on
+/// CUDA at 2.25e5, 1.1 times at 7.5e5 and 0.59 times at 2.25e6.
+pub const CUDA_MIN_EVALUATION_SIZE: usize = 1_000_000;
 
 /// The device `"auto"` picks for an objective of `evaluation_size`: CUDA from
 /// [`CUDA_MIN_EVALUATION_SIZE`] on where libtorch sees a device, else the CPU.
