@@ -49,6 +49,9 @@
 //!   float32 Hessian, n backward passes a step, stalled there too); `"none"` keeps the whole
 //!   solve in float32 (then loosen `tolerance`, to ~1e-5).
 //!
+//! The raw status ends with where and in what the solve ran: `(libtorch on Cpu, Double)`, or
+//! `(libtorch on Cuda(0), Float, then Double)` for a float32 solve finished in float64.
+//!
 //! `threads` (default 1) sets libtorch's intra-op threads on the CPU (process-wide).
 //!
 //! The capabilities are static: `gpu` is declared, whether a GPU is used is decided by
@@ -325,14 +328,17 @@ impl NlpSolver for TorchSolver {
         };
         let finish = kind == Kind::Float
             && !matches!(options.raw.get("finish"), Some(RawOptionValue::Str(s)) if s == "none");
-        let mut result = if finish {
+        let (mut result, kinds) = if finish {
             let first = solve_in(kind, &float32_stage(&inner_options))?;
-            finished_in_float64(first, &inner_options, |o| solve_in(Kind::Double, o))?
+            match finished_in_float64(first, &inner_options, |o| solve_in(Kind::Double, o))? {
+                Finish::Finished(result) => (result, format!("{kind:?}, then {:?}", Kind::Double)),
+                Finish::AsItWas(result) => (result, format!("{kind:?}")),
+            }
         } else {
-            solve_in(kind, &inner_options)?
+            (solve_in(kind, &inner_options)?, format!("{kind:?}"))
         };
         result.solver = NAME.to_string();
-        result.raw_status = format!("{} (libtorch on {device:?}, {kind:?})", result.raw_status);
+        result.raw_status = format!("{} (libtorch on {device:?}, {kinds})", result.raw_status);
         Ok(result)
     }
 }
@@ -350,6 +356,12 @@ fn float32_stage(options: &SolveOptions) -> SolveOptions {
     options
 }
 
+/// What became of a float32 solve: finished in float64, or returned as it ended.
+enum Finish {
+    Finished(SolveResult),
+    AsItWas(SolveResult),
+}
+
 /// A float32 solve that stopped short of the tolerance for a reason of its own (a stall:
 /// `FeasibleAtLimit(Other)` or no solution at that limit), continued in float64 from its
 /// point and multipliers by `solve_f64`, with what is left of the time and iteration limits.
@@ -359,14 +371,14 @@ fn finished_in_float64(
     first: SolveResult,
     options: &SolveOptions,
     solve_f64: impl Fn(&SolveOptions) -> Result<SolveResult>,
-) -> Result<SolveResult> {
+) -> Result<Finish> {
     use glassbox_core::{Limit, TerminationStatus::*, WarmStart};
     if !matches!(
         first.status,
         FeasibleAtLimit(Limit::Other) | NoSolutionAtLimit(Limit::Other)
     ) || first.primal.is_empty()
     {
-        return Ok(first);
+        return Ok(Finish::AsItWas(first));
     }
     let mut finish = options.clone();
     finish.warm_start = Some(WarmStart {
@@ -388,7 +400,7 @@ fn finished_in_float64(
     );
     result.iterations += first.iterations;
     result.wall_seconds += first.wall_seconds;
-    Ok(result)
+    Ok(Finish::Finished(result))
 }
 
 /// One evaluated point: x, f(x), grad f(x).

@@ -323,6 +323,12 @@ fn float32_solves_that_stall_are_finished_in_float64() {
         let r = float32("float64");
         if r.raw_status.contains("finished in float64") {
             finished += 1;
+            assert!(
+                r.raw_status
+                    .ends_with("(libtorch on Cpu, Float, then Double)"),
+                "{}",
+                r.raw_status
+            );
             assert_eq!(
                 r.status,
                 TerminationStatus::LocallyOptimal,
@@ -338,6 +344,11 @@ fn float32_solves_that_stall_are_finished_in_float64() {
             );
         } else {
             assert!(r.status.has_solution(), "{}", r.raw_status);
+            assert!(
+                r.raw_status.ends_with("(libtorch on Cpu, Float)"),
+                "{}",
+                r.raw_status
+            );
         }
     }
     assert!(
