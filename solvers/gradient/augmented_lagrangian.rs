@@ -469,7 +469,7 @@ pub(crate) fn solve(
     loop {
         outer += 1;
         if settings.out_of_time(deadline) {
-            let (limit, why) = settings.clock_limit();
+            let (limit, why) = settings.clock_limit(deadline);
             return done.at_limit(limit, why, &point, &last);
         }
         let remaining = settings
@@ -575,7 +575,7 @@ pub(crate) fn solve(
             );
         }
         if inner.reason == Some(TerminationReason::Timeout) || settings.out_of_time(deadline) {
-            let (limit, why) = settings.clock_limit();
+            let (limit, why) = settings.clock_limit(deadline);
             return done.at_limit(limit, why, &point, &a);
         }
         if settings

@@ -66,7 +66,8 @@
 //!   outer loop between inner solves, so a solve overshoots by at most one evaluation of
 //!   the problem (and the final evaluations when the deadline falls between them).
 //! - `interrupt` (a stop request: Ctrl-C in `glassbox run`) is read by the same checks; the
-//!   solve returns with [`Limit::Interrupted`] and the last point.
+//!   solve returns with [`Limit::Interrupted`] and the last point ([`Limit::Time`] where the
+//!   deadline has passed too, as the IPOPT backend reports it).
 //! - `verbosity` 0 and 1: nothing is printed (the one-line summary of verbosity 1 is the
 //!   caller's); 2: a line per outer iteration on stderr (the end of each inner solve, through
 //!   an argmin observer, and the violation, complementarity and stationarity after it);
@@ -365,9 +366,13 @@ impl Settings {
         self.interrupted() || deadline.is_some_and(|d| Instant::now() >= d)
     }
 
-    /// The limit a solve stopped by [`Settings::out_of_time`] reports, and its words.
-    pub fn clock_limit(&self) -> (Limit, &'static str) {
-        if self.interrupted() {
+    /// The limit a solve stopped by [`Settings::out_of_time`] (or by its inner solver's
+    /// timeout) reports, and its words: the time limit once `deadline` has passed, also
+    /// where a stop was requested too, as the IPOPT backend reports it (the solve ran its
+    /// time either way); a stop request before the deadline.
+    pub fn clock_limit(&self, deadline: Option<Instant>) -> (Limit, &'static str) {
+        let past_deadline = deadline.is_some_and(|d| Instant::now() >= d);
+        if self.interrupted() && !past_deadline {
             (Limit::Interrupted, "stop request")
         } else {
             (Limit::Time, "time limit")

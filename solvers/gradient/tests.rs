@@ -352,6 +352,21 @@ fn a_stop_request_ends_the_solve_as_interrupted() {
             result.status,
             result.raw_status
         );
+        // A stop request after the deadline: the time limit, as the IPOPT backend says.
+        let late = solve(
+            &problem,
+            &SolveOptions {
+                time_limit: Some(1e-9),
+                ..options.clone()
+            },
+        );
+        assert_eq!(
+            late.status.limit(),
+            Some(Limit::Time),
+            "{path}: {} ({})",
+            late.status,
+            late.raw_status
+        );
         let alone = solve(
             &problem,
             &SolveOptions {

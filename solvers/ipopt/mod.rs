@@ -24,7 +24,8 @@
 //!   most one iteration (its evaluations and one factorization).
 //! - `interrupt` (a stop request: Ctrl-C in `glassbox run`) is checked by the same
 //!   intermediate callback; the solve returns at the next iteration with
-//!   [`Limit::Interrupted`] and the point it has.
+//!   [`Limit::Interrupted`] and the point it has ([`Limit::Time`] where the deadline has
+//!   passed too; the gradient backends say the same).
 //! - `verbosity` 0 and 1 -> `print_level 0`, `sb yes` (nothing at all is printed: the
 //!   one-line summary of verbosity 1 is the caller's); 2 and more -> `print_level 5`,
 //!   Ipopt's iteration log on stdout.
