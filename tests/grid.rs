@@ -2,7 +2,7 @@
 //! SIGINT half-way and resumed (no finished cell redone, no partial line kept), the same grid
 //! run as two shards and merged (equal to the unsharded run apart from the timings), a
 //! different config refused in the same folder, k-fold / nested k-fold protocols, and SIGINT
-//! ending a running IPOPT solve.
+//! ending a running IPOPT solve (on the engine and on a plain one-setting run).
 
 use glassbox::experiment::engine::{self, Ending, RunOptions};
 use glassbox::experiment::grid::Experiment;
@@ -99,14 +99,11 @@ fn untimed(mut v: Value) -> Value {
     v
 }
 
-/// SIGINT during a long IPOPT solve ends it at its next iteration (`SolveOptions::interrupt`):
-/// the run stops long before the solve's time limit, reports the interruption and writes no
-/// line of the abandoned unit.
-#[test]
-fn sigint_ends_a_running_ipopt_solve_and_abandons_its_unit() {
-    let dir = tempfile::tempdir().unwrap();
-    // S-ORCT of depth 4 on spambase's 3450 training rows x 57 features from one random start
-    // with a tolerance no iterate reaches: Ipopt would iterate until the 600 s limit.
+/// S-ORCT of depth 4 on spambase's 3450 training rows x 57 features from one random start
+/// with a tolerance no iterate reaches: Ipopt would iterate until the 600 s limit. With
+/// `engine`, an `[experiment]` table puts it on the experiment engine; without, it is a
+/// plain one-setting run.
+fn long_config(dir: &Path, engine: bool) -> PathBuf {
     let text = format!(
         r#"
 [data]
@@ -128,32 +125,69 @@ tolerance = 1e-300
 acceptable_iter = 0
 [multistart]
 starts = 1
-[experiment]
-save_models = false
-"#,
-        env!("CARGO_MANIFEST_DIR")
+{}"#,
+        env!("CARGO_MANIFEST_DIR"),
+        if engine {
+            "[experiment]\nsave_models = false\n"
+        } else {
+            ""
+        }
     );
-    let config = dir.path().join("long.toml");
+    let config = dir.join("long.toml");
     std::fs::write(&config, text).unwrap();
-    let out = dir.path().join("out");
-    let mut child = spawn_run(config.to_str().unwrap(), &out);
+    config
+}
+
+/// Starts `config`, sends SIGINT once its long solve runs and returns the run's standard
+/// error and its results file, after checking that it stopped long before the solve's limit.
+fn interrupt_long_run(config: &Path, out: &Path) -> (String, String) {
+    let mut child = spawn_run(config.to_str().unwrap(), out);
     // Reading the data and building the problem take well under these seconds.
     std::thread::sleep(Duration::from_secs(5));
     assert!(child.try_wait().unwrap().is_none(), "the run ended early");
     let sent = Instant::now();
-    interrupt(child);
+    let stderr = interrupt(child);
     let waited = sent.elapsed().as_secs_f64();
     // One Ipopt iteration on these rows takes a fraction of a second; the limit is 600 s.
     assert!(
         waited < 120.0,
         "the run took {waited:.1} s to stop after SIGINT"
     );
-    let results = out.join("results.jsonl");
-    let lines = std::fs::read_to_string(&results).unwrap_or_default();
+    let results = std::fs::read_to_string(out.join("results.jsonl")).unwrap_or_default();
+    (stderr, results)
+}
+
+/// SIGINT during a long IPOPT solve ends it at its next iteration (`SolveOptions::interrupt`):
+/// the run stops long before the solve's time limit, reports the interruption and writes no
+/// line of the abandoned unit.
+#[test]
+fn sigint_ends_a_running_ipopt_solve_and_abandons_its_unit() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = long_config(dir.path(), true);
+    let (_, lines) = interrupt_long_run(&config, &dir.path().join("out"));
     assert_eq!(
         lines.lines().count(),
         0,
         "the abandoned unit left lines: {lines}"
+    );
+}
+
+/// The same on a plain one-setting run (no `[experiment]` table, not the engine): the solve
+/// ends at its next iteration, the split it belongs to is left out of `results.jsonl` and
+/// `models/`, and the run fails saying how many splits the file holds.
+#[test]
+fn sigint_ends_a_plain_run_with_its_whole_splits_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = long_config(dir.path(), false);
+    let out = dir.path().join("out");
+    let (stderr, lines) = interrupt_long_run(&config, &out);
+    assert!(stderr.contains("0 of 1 splits are in"), "{stderr}");
+    let models = std::fs::read_dir(out.join("models")).map_or(0, |d| d.count());
+    assert_eq!(models, 0, "the interrupted split's model was saved");
+    assert_eq!(
+        lines.lines().count(),
+        0,
+        "a part of a split was written: {lines}"
     );
 }
 

@@ -412,7 +412,9 @@ fn run(
             .unwrap_or_else(|| "run".to_string());
         PathBuf::from("out").join(stem)
     });
-    let outcome = experiment::run(&config, &out, force, std::io::stderr().is_terminal())?;
+    let stop = stop_on_signals()?;
+    let progress = std::io::stderr().is_terminal();
+    let outcome = experiment::run_until(&config, &out, force, progress, Some(stop))?;
     println!(
         "{} on {} with {} ({} splits x {} starts)",
         config.formulation.name(),
@@ -421,8 +423,18 @@ fn run(
         config.split.repeats,
         config.multistart.starts
     );
-    print!("{}", experiment::summary_table(&outcome.records));
+    if !outcome.records.is_empty() {
+        print!("{}", experiment::summary_table(&outcome.records));
+    }
     println!("results: {}", outcome.results_path.display());
+    if outcome.interrupted {
+        bail!(
+            "interrupted: {} of {} splits are in {} (every one whole; the summary above is theirs); rerun with --force to run them all",
+            outcome.splits_done,
+            outcome.splits,
+            outcome.results_path.display()
+        );
+    }
     Ok(())
 }
 

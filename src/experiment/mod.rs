@@ -55,6 +55,6 @@ pub use config::{
     DataConfig, ExperimentConfig, MultistartConfig, SolverConfig, SplitConfig, SyntheticConfig,
 };
 pub use record::{MilpStats, RegressionMetrics, RiskScoreMetrics, SolveRecord};
-pub use run::{run, RunOutcome};
+pub use run::{run, run_until, RunOutcome};
 pub use summary::{mean_std, median, solves_line, summary_table};
 pub use unit::{EngineData, Formulation, SeededNlp};

@@ -2,14 +2,18 @@
 //! grid on the holdout splits of `[split]` (or the fixed split of `data.test_path`), every
 //! unit run by the formulation's kind exactly as a grid cell's, written as the plain
 //! `results.jsonl` of one JSON line per solve (no engine fields) and `models/split-R.json`.
-//! It refuses to overwrite earlier results unless forced.
+//! It refuses to overwrite earlier results unless forced. [`run_until`] is the same run
+//! that a stop request (`glassbox run`'s Ctrl-C) ends after the splits already written.
 
 use super::engine;
 use super::unit::{EngineData, UnitCarry};
 use super::{ExperimentConfig, SolveRecord};
 use crate::{GlassboxError, Result};
+use glassbox_core::Interrupt;
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 
 /// What a run produced.
 pub struct RunOutcome {
@@ -17,6 +21,11 @@ pub struct RunOutcome {
     pub records: Vec<SolveRecord>,
     /// The results file.
     pub results_path: PathBuf,
+    /// The splits whose lines are in the results file, and how many the run has.
+    pub splits_done: usize,
+    pub splits: usize,
+    /// Whether a stop request ended the run before its last split ([`run_until`]).
+    pub interrupted: bool,
 }
 
 /// Runs an experiment into `out_dir`, which must not hold results already unless `force`.
@@ -27,6 +36,21 @@ pub fn run(
     out_dir: &Path,
     force: bool,
     progress: bool,
+) -> Result<RunOutcome> {
+    run_until(config, out_dir, force, progress, None)
+}
+
+/// [`run`], which `stop` being set ends early: the running solves end at their backend's
+/// next check (through `SolveOptions::interrupt`; CBC, dp and the heuristics finish theirs),
+/// the split they belong to is left out of the results file (its lines would be a part of
+/// a split) and no later split starts. The outcome then says `interrupted`, with the
+/// splits that are in the file.
+pub fn run_until(
+    config: &ExperimentConfig,
+    out_dir: &Path,
+    force: bool,
+    progress: bool,
+    stop: Option<Arc<AtomicBool>>,
 ) -> Result<RunOutcome> {
     let results_path = out_dir.join("results.jsonl");
     if results_path.exists() && !force {
@@ -40,26 +64,39 @@ pub fn run(
     formulation.check(config, &data)?;
     let splits = engine::holdout_splits(config, &data)?;
 
+    let mut config = config.clone();
+    if let Some(stop) = &stop {
+        config.solver.options.interrupt = Some(Interrupt::new(stop.clone()));
+    }
+    let stopped = || stop.as_ref().is_some_and(|s| s.load(Ordering::Relaxed));
     let mut writer = ResultsWriter::create(out_dir, &results_path)?;
-    let total = splits.len() * formulation.solves_per_unit(config);
+    let total = splits.len() * formulation.solves_per_unit(&config);
     let bar = progress_bar(total as u64, progress);
+    let mut done = 0;
     for split in &splits {
+        if stopped() {
+            break;
+        }
         let model_path = writer.models_dir.join(format!("split-{}.json", split.id));
         let unit = formulation.run(
-            config,
+            &config,
             &data,
             split,
             &UnitCarry {
                 previous: None,
-                stop: &|| false,
+                stop: &stopped,
                 model_path: Some(&model_path),
                 progress: &bar,
             },
         )?;
+        if unit.interrupted {
+            break;
+        }
         writer.write(unit.records)?;
+        done += 1;
     }
     bar.finish_and_clear();
-    Ok(writer.finish())
+    Ok(writer.finish(done, splits.len(), done < splits.len()))
 }
 
 /// What a run writes as it goes: the out folder, its `models` folder and `results.jsonl`
@@ -103,10 +140,13 @@ impl ResultsWriter {
     }
 
     /// The records written and the path of `results.jsonl`.
-    fn finish(self) -> RunOutcome {
+    fn finish(self, splits_done: usize, splits: usize, interrupted: bool) -> RunOutcome {
         RunOutcome {
             records: self.records,
             results_path: self.results_path,
+            splits_done,
+            splits,
+            interrupted,
         }
     }
 }
