@@ -1,14 +1,19 @@
 //! Conformance of the tree-search backends (`dp`): seeded random small problems checked
 //! against a brute-force enumeration of every tree at depths 1, 2 and 3, with and without
 //! weights, branch penalty, branch-node limit and minimum leaf size; anytime behaviour at
-//! the time and step limits; warm starts; infeasible and malformed requests.
+//! the time and step limits and at a stop request; warm starts; infeasible and malformed
+//! requests.
 
 use glassbox::registry::{self, BackendEntry, Constructor};
 use glassbox::solver::TreeSearchSolver;
 use glassbox::tree_search::{encode_tree, SearchTree, TreeSearchProblem};
-use glassbox::{Limit, RawOptionValue, SolveOptions, SolveResult, TerminationStatus, WarmStart};
+use glassbox::{
+    Interrupt, Limit, RawOptionValue, SolveOptions, SolveResult, TerminationStatus, WarmStart,
+};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::Instant;
 
 /// Every tree-search backend of this build.
@@ -295,6 +300,39 @@ fn time_limit_returns_the_best_tree_with_a_bound() {
         let (objective, bound) = (result.objective.unwrap(), result.dual_bound.unwrap());
         assert!(bound < objective, "{}: stopped with no gap", entry.name);
         assert!(result.gap.unwrap() > 0.0);
+    }
+}
+
+/// A stop request (Ctrl-C in `glassbox run`) ends a search that would run for its whole
+/// minute at the next step, with the best tree found so far and a bound, as the time limit
+/// does.
+#[test]
+fn a_stop_request_returns_the_best_tree_with_a_bound() {
+    let problem = hard_problem();
+    for (entry, solver) in backends() {
+        let flag = Arc::new(AtomicBool::new(false));
+        let options = SolveOptions {
+            time_limit: Some(60.0),
+            interrupt: Some(Interrupt::new(flag.clone())),
+            ..SolveOptions::default()
+        };
+        let request = std::thread::spawn(move || {
+            std::thread::sleep(std::time::Duration::from_millis(500));
+            flag.store(true, Ordering::SeqCst);
+        });
+        let clock = Instant::now();
+        let result = solve(solver.as_ref(), &problem, &options);
+        let elapsed = clock.elapsed().as_secs_f64();
+        request.join().unwrap();
+        assert_eq!(
+            result.status,
+            TerminationStatus::FeasibleAtLimit(Limit::Interrupted),
+            "{}",
+            entry.name
+        );
+        assert!(elapsed < 0.5 + 0.5, "{}: {elapsed} s", entry.name);
+        check_result(entry.name, &problem, &result);
+        assert!(result.dual_bound.unwrap() < result.objective.unwrap());
     }
 }
 

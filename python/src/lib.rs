@@ -8,8 +8,8 @@
 //!
 //! Every long call releases the GIL and runs on a worker thread while the calling thread
 //! watches for Python signals ([`interruptible`]): Ctrl-C asks the run to stop (a running
-//! IPOPT, HiGHS, lbfgs or torch solve at its next iteration, another backend's solve when it
-//! ends) and is
+//! IPOPT, HiGHS, lbfgs or torch solve at its next iteration, dp at its next search step,
+//! another backend's solve when it ends) and is
 //! then raised as `KeyboardInterrupt`, with nothing returned. Errors: a problem with the
 //! input (config, data, parameters, options, model files) is a `ValueError` whose message
 //! names it; a file that cannot be read or written an `OSError`; anything else a

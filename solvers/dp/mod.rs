@@ -40,6 +40,8 @@
 //!   their children) and the `gap`. Building the bitsets counts against the limit.
 //! - `iteration_limit`: the most search steps (branch nodes searched + kernel and depth-1
 //!   calls), [`Limit::Iteration`] when reached, otherwise as the time limit.
+//! - `interrupt` (a stop request: Ctrl-C in `glassbox run`): read at the same checks as the
+//!   deadline; [`Limit::Interrupted`], otherwise as the time limit.
 //! - `threads`: the search runs on the calling thread; `threads = 1` is accepted, more is
 //!   refused (solves of different problems may run on different threads in parallel).
 //! - `tolerance` and `integrality_tolerance`: refused; `relative_gap`, `absolute_gap`: 0 is
@@ -57,7 +59,8 @@
 //!
 //! # Statuses
 //!
-//! `Optimal` with gap 0; `FeasibleAtLimit(Time | Iteration)` with the incumbent and bound;
+//! `Optimal` with gap 0; `FeasibleAtLimit(Time | Iteration | Interrupted)` with the
+//! incumbent and bound;
 //! `Infeasible` when the problem has fewer rows than `min_leaf_size` (no tree has a leaf
 //! that large). The tree found is re-evaluated on the problem's own data
 //! ([`TreeSearchProblem::evaluate`]); should that disagree with the search's cost, the
@@ -221,6 +224,7 @@ impl TreeSearchSolver for DpSolver {
         let stop = StopRule {
             deadline,
             max_steps: options.iteration_limit,
+            interrupt: options.interrupt.clone(),
         };
         let mut search = Search::new(
             &data,

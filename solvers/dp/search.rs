@@ -26,16 +26,18 @@ use super::cache::{Cache, Child, Solution};
 use super::data::{Rows, SearchData};
 use super::depth2::{depth_one, Depth2Kernel, NONE};
 use glassbox_core::tree_search::SearchTree;
-use glassbox_core::Limit;
+use glassbox_core::{Interrupt, Limit};
 use std::time::Instant;
 
 /// When the search must stop.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub(crate) struct StopRule {
     /// The wall-clock deadline.
     pub deadline: Option<Instant>,
     /// The most search steps (branch nodes searched plus depth-2 kernel calls).
     pub max_steps: Option<u64>,
+    /// A stop request from outside (`SolveOptions::interrupt`: Ctrl-C in `glassbox run`).
+    pub interrupt: Option<Interrupt>,
 }
 
 /// What the search counted.
@@ -131,6 +133,15 @@ impl<'a> Search<'a> {
                 self.stopped = Some(Limit::Time);
                 return false;
             }
+        }
+        if self
+            .stop
+            .interrupt
+            .as_ref()
+            .is_some_and(Interrupt::requested)
+        {
+            self.stopped = Some(Limit::Interrupted);
+            return false;
         }
         true
     }

@@ -14,8 +14,8 @@
 //!   (`lock_wait_seconds`) apart from the backend's own time (`backend_seconds`). Shards in
 //!   separate processes solve in parallel.
 //! - A stop request (SIGINT / SIGTERM through the flag the CLI sets) ends the running solves
-//!   at their next iteration where the backend checks it (IPOPT, HiGHS, lbfgs and torch
-//!   through `SolveOptions::interrupt`; CBC, dp and the heuristics finish their solve); the
+//!   at their next iteration where the backend checks it (IPOPT, HiGHS, lbfgs, torch and dp
+//!   through `SolveOptions::interrupt`; CBC and the heuristics finish their solve); the
 //!   end of the time budget lets them finish. Either way their units are abandoned and the
 //!   run ends with every finished unit on disk.
 

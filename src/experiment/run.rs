@@ -41,7 +41,7 @@ pub fn run(
 }
 
 /// [`run`], which `stop` being set ends early: the running solves end at their backend's
-/// next check (through `SolveOptions::interrupt`; CBC, dp and the heuristics finish theirs),
+/// next check (through `SolveOptions::interrupt`; CBC and the heuristics finish theirs),
 /// the split they belong to is left out of the results file (its lines would be a part of
 /// a split) and no later split starts. The outcome then says `interrupted`, with the
 /// splits that are in the file.
