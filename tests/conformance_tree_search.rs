@@ -278,6 +278,31 @@ fn hard_problem() -> TreeSearchProblem {
     TreeSearchProblem::from_rows(&rows, labels, 2, 4).unwrap()
 }
 
+/// Solves `problem` with `options` that stop it after about half a second (by the time
+/// limit or a stop request): the search must end then with `limit`, the best tree found
+/// so far and a bound below it.
+fn assert_stops_with_a_bound(
+    name: &str,
+    solver: &dyn TreeSearchSolver,
+    problem: &TreeSearchProblem,
+    options: &SolveOptions,
+    limit: Limit,
+) {
+    let clock = Instant::now();
+    let result = solve(solver, problem, options);
+    let elapsed = clock.elapsed().as_secs_f64();
+    assert_eq!(
+        result.status,
+        TerminationStatus::FeasibleAtLimit(limit),
+        "{name}"
+    );
+    assert!(elapsed < 0.5 + 0.5, "{name}: {elapsed} s");
+    check_result(name, problem, &result);
+    let (objective, bound) = (result.objective.unwrap(), result.dual_bound.unwrap());
+    assert!(bound < objective, "{name}: stopped with no gap");
+    assert!(result.gap.unwrap() > 0.0, "{name}");
+}
+
 #[test]
 fn time_limit_returns_the_best_tree_with_a_bound() {
     let problem = hard_problem();
@@ -286,26 +311,12 @@ fn time_limit_returns_the_best_tree_with_a_bound() {
             time_limit: Some(0.5),
             ..SolveOptions::default()
         };
-        let clock = Instant::now();
-        let result = solve(solver.as_ref(), &problem, &options);
-        let elapsed = clock.elapsed().as_secs_f64();
-        assert_eq!(
-            result.status,
-            TerminationStatus::FeasibleAtLimit(Limit::Time),
-            "{}",
-            entry.name
-        );
-        assert!(elapsed < 0.5 + 0.5, "{}: {elapsed} s", entry.name);
-        check_result(entry.name, &problem, &result);
-        let (objective, bound) = (result.objective.unwrap(), result.dual_bound.unwrap());
-        assert!(bound < objective, "{}: stopped with no gap", entry.name);
-        assert!(result.gap.unwrap() > 0.0);
+        assert_stops_with_a_bound(entry.name, solver.as_ref(), &problem, &options, Limit::Time);
     }
 }
 
 /// A stop request (Ctrl-C in `glassbox run`) ends a search that would run for its whole
-/// minute at the next step, with the best tree found so far and a bound, as the time limit
-/// does.
+/// minute at the next step, as the time limit does.
 #[test]
 fn a_stop_request_returns_the_best_tree_with_a_bound() {
     let problem = hard_problem();
@@ -320,19 +331,9 @@ fn a_stop_request_returns_the_best_tree_with_a_bound() {
             std::thread::sleep(std::time::Duration::from_millis(500));
             flag.store(true, Ordering::SeqCst);
         });
-        let clock = Instant::now();
-        let result = solve(solver.as_ref(), &problem, &options);
-        let elapsed = clock.elapsed().as_secs_f64();
+        let limit = Limit::Interrupted;
+        assert_stops_with_a_bound(entry.name, solver.as_ref(), &problem, &options, limit);
         request.join().unwrap();
-        assert_eq!(
-            result.status,
-            TerminationStatus::FeasibleAtLimit(Limit::Interrupted),
-            "{}",
-            entry.name
-        );
-        assert!(elapsed < 0.5 + 0.5, "{}: {elapsed} s", entry.name);
-        check_result(entry.name, &problem, &result);
-        assert!(result.dual_bound.unwrap() < result.objective.unwrap());
     }
 }
 
