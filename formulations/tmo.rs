@@ -56,7 +56,7 @@ use crate::forest::{bootstrap_weights, ForestConfig, MaxFeatures};
 use crate::tao::Tao;
 use glassbox_core::formulation::{FormulationInfo, ParamSpec};
 use glassbox_core::learner::{HeuristicFit, HeuristicLearner, TrainingSet};
-use glassbox_core::{GlassboxError, Result};
+use glassbox_core::{GlassboxError, Interrupt, Result};
 use nalgebra::DMatrix;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -91,6 +91,12 @@ pub struct TmoConfig {
     /// Hold out this part of the training rows (stratified) and return the tree of the
     /// final population (or t_best) that classifies it best; none: Algorithm 3's t_best.
     pub validation_fraction: Option<f64>,
+    /// A stop request (Ctrl-C in `glassbox run`), checked before every tree of the initial
+    /// population's TAO runs and with the time limit before every child: the run then ends
+    /// with what it has (the runner abandons it). Not part of a config: the runner sets it
+    /// from the training set's.
+    #[serde(skip)]
+    pub interrupt: Option<Interrupt>,
 }
 
 impl Default for TmoConfig {
@@ -106,6 +112,7 @@ impl Default for TmoConfig {
             time_limit: 600.0,
             seed: 1,
             validation_fraction: None,
+            interrupt: None,
         }
     }
 }
@@ -426,7 +433,11 @@ impl TmoConfig {
         let mut population = self
             .forest()
             .fit_trees(x, Targets::Classes { y, n_classes })?;
+        let interrupted = || self.interrupt.as_ref().is_some_and(Interrupt::requested);
         for tree in &mut population {
+            if interrupted() {
+                break;
+            }
             tao.optimize(tree, &ones, self.tao_passes);
         }
         let mut scores: Vec<f64> = population.iter().map(fitness).collect();
@@ -445,6 +456,9 @@ impl TmoConfig {
             for i in 0..k {
                 if started.elapsed().as_secs_f64() >= self.time_limit {
                     hit_time_limit = true;
+                    break 'generations;
+                }
+                if interrupted() {
                     break 'generations;
                 }
                 // Line 8: j uniform over the others.
@@ -541,6 +555,7 @@ impl HeuristicLearner for TmoConfig {
         let (y, n_classes) = data.classes(NAME)?;
         let c = TmoConfig {
             seed: crate::heuristic::split_seed(self.seed, seed),
+            interrupt: data.interrupt.cloned(),
             ..self.clone()
         };
         let outcome = c.run(data.x, y, n_classes)?;

@@ -2,7 +2,8 @@
 //! SIGINT half-way and resumed (no finished cell redone, no partial line kept), the same grid
 //! run as two shards and merged (equal to the unsharded run apart from the timings), a
 //! different config refused in the same folder, k-fold / nested k-fold protocols, and SIGINT
-//! ending a running IPOPT solve (on the engine and on a plain one-setting run).
+//! ending a running IPOPT solve (on the engine and on a plain one-setting run) and a running
+//! TMO learner.
 
 use glassbox::experiment::engine::{self, Ending, RunOptions};
 use glassbox::experiment::grid::Experiment;
@@ -189,6 +190,34 @@ fn sigint_ends_a_plain_run_with_its_whole_splits_only() {
         0,
         "a part of a split was written: {lines}"
     );
+}
+
+/// The same for a heuristic learner that runs long: TMO's generations (a generation count
+/// and time limit no run reaches here) stop at the next child.
+#[test]
+fn sigint_ends_a_running_tmo_learner() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = format!(
+        r#"
+[data]
+path = "{}/../shared/datasets/pima.csv"
+[split]
+test_fraction = 0.25
+repeats = 1
+seed = 1
+[formulation]
+name = "tmo"
+depth = 4
+n_gen = 1000000
+time_limit = 600.0
+"#,
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let config = dir.path().join("tmo.toml");
+    std::fs::write(&config, text).unwrap();
+    let (stderr, lines) = interrupt_long_run(&config, &dir.path().join("out"));
+    assert!(stderr.contains("0 of 1 splits are in"), "{stderr}");
+    assert_eq!(lines.lines().count(), 0, "{lines}");
 }
 
 #[test]

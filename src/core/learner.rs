@@ -7,7 +7,7 @@
 //! Depends on the core's data, model and solver types.
 
 use crate::data::Encoding;
-use crate::{GlassboxError, NlpSolver, Result, SolveOptions};
+use crate::{GlassboxError, Interrupt, NlpSolver, Result, SolveOptions};
 use nalgebra::DMatrix;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
@@ -71,6 +71,11 @@ pub struct TrainingSet<'a> {
     pub task: &'a TreeTask,
     /// The encoding of the raw columns.
     pub encoding: &'a Encoding,
+    /// A stop request (Ctrl-C in `glassbox run`): a learner that runs long checks it where
+    /// it checks its time limit (TMO, between children) and returns what it has; the runner
+    /// then abandons the unit. A learner that drives an NLP backend passes it on in the
+    /// solver's options.
+    pub interrupt: Option<&'a Interrupt>,
 }
 
 impl<'a> TrainingSet<'a> {

@@ -41,10 +41,10 @@ pub fn run(
 }
 
 /// [`run`], which `stop` being set ends early: the running solves end at their backend's
-/// next check (through `SolveOptions::interrupt`; CBC and the heuristics finish theirs),
-/// the split they belong to is left out of the results file (its lines would be a part of
-/// a split) and no later split starts. The outcome then says `interrupted`, with the
-/// splits that are in the file.
+/// next check (through `SolveOptions::interrupt`, TMO's through `TrainingSet::interrupt`; CBC
+/// and the other heuristics finish theirs), the split they belong to is left out of the
+/// results file (its lines would be a part of a split) and no later split starts. The
+/// outcome then says `interrupted`, with the splits that are in the file.
 pub fn run_until(
     config: &ExperimentConfig,
     out_dir: &Path,

@@ -130,6 +130,7 @@ where
             targets,
             task: &task,
             encoding,
+            interrupt: config.solver.options.interrupt.as_ref(),
         };
         let blank = SolveRecord {
             depth: learner.depth(),
