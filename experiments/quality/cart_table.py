@@ -31,6 +31,10 @@ usage:
   cart_table.py table --out DIR [--variants ...] [--first N]  # markdown table on stdout
   cart_table.py paper_rows --out DIR [--variants ...] [--first N]  # the S-ORCT paper's lambda = 0 rows
 
+`table` and `paper_rows` also take `VARIANT@Z` (e.g. `default@2`): VARIANT's runs with the
+cross-validated choice decided again offline with a margin of Z standard errors instead of
+one, from the paired counts the choice's line records (`load_margin`).
+
 `table` and `paper_rows` read any folder under OUT as a variant, so two binaries compare by
 running `default` with each into its own OUT and linking one's `default` folder into the
 other's under another name (benches/README "The folds start from the multistart's best
@@ -44,7 +48,7 @@ Each (variant, data set, depth) is one config on the experiment engine (resumabl
 interrupted cell continues where it stopped when `run` is repeated). `--shard i/n` runs
 every n-th cell, for separate processes (IPOPT solves one problem at a time per process).
 """
-import argparse, json, os, statistics, subprocess, sys
+import argparse, json, os, re, statistics, subprocess, sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DATA = os.path.normpath(os.path.join(HERE, "../../../shared/datasets"))
@@ -120,7 +124,51 @@ def run(args):
                        check=True, stdout=subprocess.DEVNULL)
 
 
+COUNTS = re.compile(r"cart [0-9.]+ \(rows only the optimized trees get right (\d+), only cart (\d+)\)")
+
+
+def load_margin(out, variant, dataset, depth):
+    """`base@z`: the choice of `base`'s results decided again with a margin of z standard
+    errors instead of one, from the paired counts its line records (rows only the optimized
+    trees get right, only CART's): the optimized tree (the best objective's start) where
+    n_a - n_b > z sqrt(n_a + n_b), else CART's tree (its accuracy from the `cart` results
+    of the same split). Splits whose line lacks the counts (results of a build before
+    they were recorded) are left out."""
+    base, z = variant.split("@")
+    z = float(z)
+    path = os.path.join(cell_dir(out, base, dataset, depth), "run", "results.jsonl")
+    cart = load(out, "cart", dataset, depth)
+    if not os.path.exists(path) or cart is None:
+        return None
+    recs = [json.loads(l) for l in open(path)]
+    res = {"acc": [], "secs": [], "iters": [], "gamma": [], "cart_kept": [], "tao_kept": []}
+    for k, s in enumerate(sorted({r["split"] for r in recs})):
+        of = [r for r in recs if r["split"] == s]
+        choice = [r for r in of if (r.get("origin") or "").startswith("selection")]
+        found = COUNTS.search(choice[0]["raw_status"]) if choice else None
+        if not found or k >= len(cart["acc"]):
+            continue
+        n_a, n_b = int(found.group(1)), int(found.group(2))
+        starts = [r for r in of if r not in choice and r.get("objective") is not None]
+        best = min(starts, key=lambda r: r["objective"])
+        optimized = n_a - n_b > z * (n_a + n_b) ** 0.5
+        if choice[0]["origin"] == "selection (optimized)":
+            # the choice's own line is the best start's tree: check the two agree
+            assert abs(choice[0]["test_accuracy"] - best["test_accuracy"]) < 1e-12, (dataset, s)
+        else:
+            assert abs(choice[0]["test_accuracy"] - cart["acc"][k]) < 1e-12, (dataset, s)
+        res["acc"].append(best["test_accuracy"] if optimized else cart["acc"][k])
+        res["secs"].append(sum(r["solve_seconds"] for r in of))
+        res["iters"].append(sum(r.get("iterations") or 0 for r in of))
+        res["gamma"].append(choice[0].get("gamma"))
+        res["cart_kept"].append(not optimized)
+        res["tao_kept"].append(False)
+    return res
+
+
 def load(out, variant, dataset, depth):
+    if "@" in variant:
+        return load_margin(out, variant, dataset, depth)
     path = os.path.join(cell_dir(out, variant, dataset, depth), "run", "results.jsonl")
     if not os.path.exists(path):
         return None
