@@ -30,6 +30,7 @@ usage:
                 [--depths 1,2,3,4] [--splits 10] [--starts 20] [--shard i/n]
   cart_table.py table --out DIR [--variants ...] [--first N]  # markdown table on stdout
   cart_table.py paper_rows --out DIR [--variants ...] [--first N]  # the S-ORCT paper's lambda = 0 rows
+  cart_table.py margins --out DIR --variants cart,default [--margins 0.5,1,2]  # the choice's margin
 
 `table` and `paper_rows` also take `VARIANT@Z` (e.g. `default@2`): VARIANT's runs with the
 cross-validated choice decided again offline with a margin of Z standard errors instead of
@@ -285,9 +286,52 @@ def paper_rows(args):
         print("| " + " | ".join(row) + " |")
 
 
+def margins(args):
+    """Per margin Z (`--margins`), the choice of `--variants`' one S-ORCT variant decided
+    again offline (`VARIANT@Z`) over every cell of `--datasets` x `--depths` that has the
+    counts: how many cells end below CART minus 0.5, the mean and worst difference to CART,
+    on how many splits CART's tree is returned, and the S-ORCT paper's lambda = 0 rows."""
+    base = [v for v in args.variants.split(",") if v != "cart"][0]
+    zs = [float(z) for z in args.margins.split(",")]
+    cells = [(d, int(k)) for d in args.datasets.split(",") for k in args.depths.split(",")
+             if 2 ** int(k) >= SETS[d][0]]
+    head = ["margin (standard errors)", "cells", "below CART - 0.5", "mean - CART (pp)",
+            "worst - CART (pp)", "CART returned (splits)"]
+    head += ["%s D=%d (paper %.1f)" % (d, k, p) for (d, k), p in PAPER_LAMBDA0.items()
+             if (d, k) in cells]
+    print("| " + " | ".join(head) + " |")
+    print("|" + "---|" * len(head))
+    for z in zs:
+        diffs, below, kept, splits, paper = [], [], 0, 0, []
+        for dataset, depth in cells:
+            r = load(args.out, "%s@%g" % (base, z), dataset, depth)
+            cart = load(args.out, "cart", dataset, depth)
+            n = min(len(r["acc"]), args.first) if r else 0
+            if n == 0:
+                continue
+            d = 100 * (statistics.mean(r["acc"][:n]) - statistics.mean(cart["acc"][:n]))
+            diffs.append(d)
+            if d < -0.5:
+                below.append("%s D=%d" % (dataset, depth))
+            kept += sum(r["cart_kept"][:n])
+            splits += n
+        for (dataset, depth), p in PAPER_LAMBDA0.items():
+            if (dataset, depth) not in cells:
+                continue
+            r = load(args.out, "%s@%g" % (base, z), dataset, depth)
+            n = min(len(r["acc"]), args.first) if r else 0
+            paper.append("%.1f (%+.1f)" % (100 * statistics.mean(r["acc"][:n]),
+                                           100 * statistics.mean(r["acc"][:n]) - p)
+                         if n else "not run")
+        row = ["%g" % z, str(len(diffs)), "%d: %s" % (len(below), ", ".join(below)),
+               "%+.2f" % statistics.mean(diffs), "%+.1f" % min(diffs),
+               "%d of %d" % (kept, splits)] + paper
+        print("| " + " | ".join(row) + " |")
+
+
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("command", choices=["run", "table", "paper_rows"])
+    ap.add_argument("command", choices=["run", "table", "paper_rows", "margins"])
     ap.add_argument("glassbox", nargs="?")
     ap.add_argument("--out", required=True)
     ap.add_argument("--variants", default="cart,paper,default")
@@ -299,6 +343,8 @@ def main():
     # table / paper_rows: only the first N splits of each cell (a folder run with more
     # splits than the protocol's ten still gives the protocol's table).
     ap.add_argument("--first", type=int, default=10 ** 9)
+    # margins: the margins (standard errors) to decide the choice again with
+    ap.add_argument("--margins", default="0.5,1,1.5,2,3")
     args = ap.parse_args()
     if args.command == "run":
         if not args.glassbox:
@@ -306,6 +352,8 @@ def main():
         run(args)
     elif args.command == "paper_rows":
         paper_rows(args)
+    elif args.command == "margins":
+        margins(args)
     else:
         table(args)
 
