@@ -150,6 +150,39 @@ fn the_cross_validated_choice_keeps_the_optimized_tree_on_monks1() {
     assert!(kept.test_accuracy > cart[0].test_accuracy + 0.2);
 }
 
+/// `selection_margin`: a margin no optimized tree clears returns CART's tree even on monks1
+/// (where one standard error returns the optimized tree, above), says so, and records the
+/// paired counts behind the decision; a negative margin is refused, naming the key.
+#[test]
+fn a_selection_margin_no_tree_clears_returns_cart() {
+    let records = run_with(
+        "monks1.csv",
+        MONKS,
+        "name = \"sorct\"\ndepth = 2\nselection_margin = 1000.0",
+    );
+    let kept = selected(&records);
+    assert_eq!(kept.origin.as_deref(), Some("selection (cart)"));
+    let says = "5-fold selection (margin 1000 standard errors)";
+    assert!(kept.raw_status.contains(says), "{}", kept.raw_status);
+    assert!(
+        kept.raw_status
+            .contains("rows only the optimized trees get right"),
+        "{}",
+        kept.raw_status
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let text = format!(
+        "[data]\npath = \"{}\"\n[formulation]\nname = \"sorct\"\nselection_margin = -1.0\n\
+         [solver]\nname = \"ipopt\"\n",
+        shared("iris.csv").display()
+    );
+    let err = ExperimentConfig::parse(&dir.path().join("c.toml"), &text)
+        .and_then(|c| experiment::run(&c, &dir.path().join("out"), false, false).map(|_| ()))
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("selection_margin"), "{err}");
+}
+
 /// S-ORRT's CART start: least-squares leaves on CART's regression splits.
 #[test]
 fn sorrt_on_boston_depth_two_starts_from_cart() {

@@ -96,6 +96,9 @@ pub struct SorctConfig {
     /// Which starts the choice's folds solve besides the greedy ones: "best_point" (the
     /// default), "replay" or "softened" ([`FoldStarts`]).
     pub selection_starts: FoldStarts,
+    /// The choice's margin in standard errors (the default 1: the one-standard-error
+    /// rule); benches/README "The choice's margin" measured others.
+    pub selection_margin: f64,
 }
 
 impl Default for SorctConfig {
@@ -120,12 +123,16 @@ impl Default for SorctConfig {
             refit_support: false,
             selection_folds: DEFAULT_SELECTION_FOLDS,
             selection_starts: FoldStarts::BestPoint,
+            selection_margin: DEFAULT_SELECTION_MARGIN,
         }
     }
 }
 
 /// The default `selection_folds` of S-ORCT and l0tree.
 pub const DEFAULT_SELECTION_FOLDS: usize = 5;
+
+/// The default `selection_margin` of S-ORCT (l0tree's choice uses it too).
+pub const DEFAULT_SELECTION_MARGIN: f64 = 1.0;
 
 /// Parameters resolved for one data set (absolute lambdas, one rho per class).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -247,6 +254,11 @@ pub fn info() -> FormulationInfo {
             default: "\"best_point\"",
             help: "what the choice's folds solve besides the greedy starts: \"best_point\" (the multistart's best point, then random starts), \"replay\" (its best random starts from their seeds), \"softened\" (the best point climbing the gamma continuation, then random starts)",
         },
+        ParamSpec {
+            name: "selection_margin",
+            default: "1",
+            help: "by how many standard errors of the paired difference the folds' optimized trees must beat the CART tree for the choice to return the optimized one (1: the one-standard-error rule)",
+        },
     ];
     FormulationInfo {
         name: NAME,
@@ -282,6 +294,12 @@ impl SorctConfig {
             return err(
                 "selection_folds must be 0 (no selection) or at least 2, got 1".to_string(),
             );
+        }
+        if !(self.selection_margin.is_finite() && self.selection_margin >= 0.0) {
+            return err(format!(
+                "selection_margin must be a number of standard errors >= 0, got {}",
+                self.selection_margin
+            ));
         }
         if !(self.sharpness > 0.0 && self.sharpness < 1.0) {
             return err(format!(
@@ -426,6 +444,10 @@ impl NlpClassifierFormulation for SorctConfig {
 
     fn fold_starts(&self) -> FoldStarts {
         self.selection_starts
+    }
+
+    fn selection_margin(&self) -> f64 {
+        self.selection_margin
     }
 
     fn problem(

@@ -171,6 +171,12 @@ pub trait NlpClassifierFormulation {
     fn fold_starts(&self) -> crate::starts::FoldStarts {
         crate::starts::FoldStarts::BestPoint
     }
+    /// By how many standard errors of the paired difference the folds' optimized trees
+    /// must beat the greedy tree to be returned ([`Self::selection_folds`]): 1, CART's
+    /// authors' one-standard-error rule, by default.
+    fn selection_margin(&self) -> f64 {
+        1.0
+    }
     /// The model of a greedy start kept as it is (by the choice of
     /// [`Self::selection_folds`]): the model at its point by default; a randomized tree
     /// returns it with hard splits, so that it predicts exactly as the greedy tree does.

@@ -7,7 +7,7 @@
 //! greedy trees kept as they are. The most accurate greedy tree (the simpler one on a tie:
 //! CART's axis-aligned tree before S-ORCT's oblique TAO tree, which `tao_start` adds) of
 //! all the training rows is returned unless the optimized trees are more accurate than it
-//! by more than one standard error
+//! by more than one standard error (the formulation's `selection_margin` of them)
 //! ([`clearly_better`], [`choose`]); otherwise the multistart's best objective is. Either
 //! way one line is added and selected: the returned tree's, carrying the folds' accuracies
 //! and their seconds.
@@ -93,7 +93,8 @@ where
         };
         let optimized = share(&votes.optimized);
         let greedy_right: Vec<&[bool]> = votes.greedy.iter().map(|(_, r)| &r[..]).collect();
-        let kept = choose(&votes.optimized, &greedy_right);
+        let margin = f.selection_margin();
+        let kept = choose(&votes.optimized, &greedy_right, margin);
         // Its start on all the training rows (none where, as TAO may, it failed there).
         let kept = kept.and_then(|g| {
             f.greedy_starts(&prepared.problem, &*solver, &config.solver.options)
@@ -117,8 +118,13 @@ where
             FoldStarts::Replay => " (best random starts replayed)",
             FoldStarts::Softened => " (best point softened)",
         };
+        let margin_note = if margin == 1.0 {
+            String::new()
+        } else {
+            format!(" (margin {margin} standard errors)")
+        };
         let summary = format!(
-            "{folds}-fold selection{fold_starts_note}, accuracy on the held-out rows: {}",
+            "{folds}-fold selection{fold_starts_note}{margin_note}, accuracy on the held-out rows: {}",
             accuracies.join(", ")
         );
         let seconds = started.elapsed().as_secs_f64();
@@ -252,21 +258,21 @@ where
 /// the optimized trees (`optimized`) and the greedy ones (`greedy`, the simplest first:
 /// CART's, then S-ORCT's oblique TAO tree where `tao_start` asks for it). The most accurate
 /// greedy tree (the simplest on a tie) is returned unless the optimized trees are more
-/// accurate than it by more than one standard error ([`clearly_better`]). The greedy trees
-/// compete on accuracy alone because each fold builds them on its own rows, an honest
+/// accurate than it by more than `margin` standard errors ([`clearly_better`]). The greedy
+/// trees compete on accuracy alone because each fold builds them on its own rows, an honest
 /// estimate; the optimized trees start by default from a point that saw the held-out rows
 /// (`multistart::best_of_fold`) and must clear the margin (kept with S-ORCT's honest
 /// `selection_starts` too: benches/README "What the choice's folds solve" measured them
 /// with it). `Some(g)` keeps greedy tree g, `None` the optimized tree. With CART's tree
 /// alone: CART unless the optimized trees are clearly better.
-fn choose(optimized: &[bool], greedy: &[&[bool]]) -> Option<usize> {
+fn choose(optimized: &[bool], greedy: &[&[bool]], margin: f64) -> Option<usize> {
     let mut best: Option<usize> = None;
     for (g, right) in greedy.iter().enumerate() {
         if best.is_none_or(|b| share(right) > share(greedy[b])) {
             best = Some(g);
         }
     }
-    best.filter(|&g| !clearly_better(optimized, greedy[g]))
+    best.filter(|&g| !clearly_better(optimized, greedy[g], margin))
 }
 
 /// The share of `true` in `right` (an accuracy, from which rows a model got right).
@@ -275,13 +281,13 @@ fn share(right: &[bool]) -> f64 {
 }
 
 /// Whether the model that got `a_right` right is more accurate than the one that got
-/// `b_right` right by more than one standard error of the paired difference (sqrt(n_a +
-/// n_b) / n, where n_a and n_b count the rows only the one or only the other gets right):
-/// the one-standard-error rule of CART's authors, which keeps the simpler tree unless the
-/// more complex one is clearly better.
-fn clearly_better(a_right: &[bool], b_right: &[bool]) -> bool {
+/// `b_right` right by more than `margin` standard errors of the paired difference
+/// (sqrt(n_a + n_b) / n, where n_a and n_b count the rows only the one or only the other
+/// gets right). With 1, the one-standard-error rule of CART's authors, which keeps the
+/// simpler tree unless the more complex one is clearly better.
+fn clearly_better(a_right: &[bool], b_right: &[bool], margin: f64) -> bool {
     let (n_a, n_b) = disagreements(a_right, b_right);
-    n_a as f64 - n_b as f64 > ((n_a + n_b) as f64).sqrt()
+    n_a as f64 - n_b as f64 > margin * ((n_a + n_b) as f64).sqrt()
 }
 
 /// How many rows only the model that got `a_right` right gets right, and how many only the
@@ -302,15 +308,21 @@ mod tests {
     #[test]
     fn the_optimized_tree_must_win_by_more_than_one_standard_error() {
         // Identical predictions, or one row either way: not clearly better.
-        assert!(!clearly_better(&rows("1100"), &rows("1100")));
-        assert!(!clearly_better(&rows("1110"), &rows("1100")));
+        assert!(!clearly_better(&rows("1100"), &rows("1100"), 1.0));
+        assert!(!clearly_better(&rows("1110"), &rows("1100"), 1.0));
         // Two rows only it gets right, none the other way: 2 > sqrt(2).
-        assert!(clearly_better(&rows("1111"), &rows("1100")));
+        assert!(clearly_better(&rows("1111"), &rows("1100"), 1.0));
         // Three against one: 2 > sqrt(4) fails; four against one: 3 > sqrt(5) holds.
-        assert!(!clearly_better(&rows("1110"), &rows("0001")));
-        assert!(clearly_better(&rows("11110"), &rows("00001")));
+        assert!(!clearly_better(&rows("1110"), &rows("0001"), 1.0));
+        assert!(clearly_better(&rows("11110"), &rows("00001"), 1.0));
         // Never the other way round.
-        assert!(!clearly_better(&rows("1100"), &rows("1111")));
+        assert!(!clearly_better(&rows("1100"), &rows("1111"), 1.0));
+        // Another margin: two rows only it gets right clear 1.4 standard errors (2 >
+        // 1.4 sqrt(2)), not 1.5; any surplus clears a margin of 0.
+        assert!(clearly_better(&rows("1111"), &rows("1100"), 1.4));
+        assert!(!clearly_better(&rows("1111"), &rows("1100"), 1.5));
+        assert!(clearly_better(&rows("1110"), &rows("0101"), 0.0));
+        assert!(!clearly_better(&rows("1100"), &rows("1100"), 0.0));
         assert_eq!(share(&rows("1100")), 0.5);
         assert_eq!(disagreements(&rows("11100"), &rows("00101")), (2, 1));
         assert_eq!(disagreements(&rows("10010"), &rows("01011")), (1, 2));
@@ -320,23 +332,23 @@ mod tests {
     fn the_most_accurate_greedy_tree_stays_unless_the_optimized_one_is_clearly_better() {
         let cart = rows("1111000000");
         // CART alone: the optimized tree must be clearly better.
-        assert_eq!(choose(&rows("1111100000"), &[&cart]), Some(0));
-        assert_eq!(choose(&rows("1111111000"), &[&cart]), None);
+        assert_eq!(choose(&rows("1111100000"), &[&cart], 1.0), Some(0));
+        assert_eq!(choose(&rows("1111111000"), &[&cart], 1.0), None);
         // A second greedy tree (TAO's) replaces CART when it is more accurate, by any
         // margin; on a tie CART stays.
         assert_eq!(
-            choose(&rows("1111000000"), &[&cart, &rows("1111100000")]),
+            choose(&rows("1111000000"), &[&cart, &rows("1111100000")], 1.0),
             Some(1)
         );
         assert_eq!(
-            choose(&rows("1111000000"), &[&cart, &rows("0111100000")]),
+            choose(&rows("1111000000"), &[&cart, &rows("0111100000")], 1.0),
             Some(0)
         );
         // The optimized tree must then be clearly better than TAO's, not only than CART's.
         let tao = rows("1111110000");
-        assert_eq!(choose(&rows("1111111000"), &[&cart, &tao]), Some(1));
-        assert_eq!(choose(&rows("1111111110"), &[&cart, &tao]), None);
+        assert_eq!(choose(&rows("1111111000"), &[&cart, &tao], 1.0), Some(1));
+        assert_eq!(choose(&rows("1111111110"), &[&cart, &tao], 1.0), None);
         // Nothing to choose from: the optimized tree.
-        assert_eq!(choose(&rows("1"), &[]), None);
+        assert_eq!(choose(&rows("1"), &[], 1.0), None);
     }
 }
