@@ -21,8 +21,9 @@ pub struct RunOutcome {
     pub records: Vec<SolveRecord>,
     /// The results file.
     pub results_path: PathBuf,
-    /// The splits whose lines are in the results file, and how many the run has.
+    /// The splits whose lines are in the results file.
     pub splits_done: usize,
+    /// The splits the run has.
     pub splits: usize,
     /// Whether a stop request ended the run before its last split ([`run_until`]).
     pub interrupted: bool,
