@@ -128,70 +128,80 @@ def run(args):
 COUNTS = re.compile(r"cart [0-9.]+ \(rows only the optimized trees get right (\d+), only cart (\d+)\)")
 
 
+def split_lines(out, variant, dataset, depth):
+    """A cell's results lines grouped by split, as (split, lines) in split order; None
+    where the cell has not run."""
+    path = os.path.join(cell_dir(out, variant, dataset, depth), "run", "results.jsonl")
+    if not os.path.exists(path):
+        return None
+    recs = [json.loads(l) for l in open(path)]
+    return [(s, [r for r in recs if r["split"] == s]) for s in sorted({r["split"] for r in recs})]
+
+
+def new_result():
+    return {"splits": [], "acc": [], "secs": [], "iters": [], "gamma": [], "cart_kept": [],
+            "tao_kept": []}
+
+
+def add_split(res, s, of, returned, acc, origin):
+    """Appends split `s` (its lines `of`) to `res`: the returned tree's test accuracy `acc`,
+    the split's seconds and iterations (every line, the choice's folds included), the
+    returned line's gamma, and whether the tree returned is CART's or TAO's (`origin`)."""
+    res["splits"].append(s)
+    res["acc"].append(acc)
+    res["secs"].append(sum(r["solve_seconds"] for r in of))
+    res["iters"].append(sum(r.get("iterations") or 0 for r in of))
+    res["gamma"].append(returned.get("gamma"))
+    res["cart_kept"].append(origin == "selection (cart)")
+    res["tao_kept"].append(origin == "selection (tao)")
+
+
 def load_margin(out, variant, dataset, depth):
     """`base@z`: the choice of `base`'s results decided again with a margin of z standard
     errors instead of one, from the paired counts its line records (rows only the optimized
     trees get right, only CART's): the optimized tree (the best objective's start) where
     n_a - n_b > z sqrt(n_a + n_b), else CART's tree (its accuracy from the `cart` results
     of the same split). Splits whose line lacks the counts (results of a build before
-    they were recorded) are left out."""
+    they were recorded) or that the `cart` results lack are left out."""
     base, z = variant.split("@")
     z = float(z)
-    path = os.path.join(cell_dir(out, base, dataset, depth), "run", "results.jsonl")
+    lines = split_lines(out, base, dataset, depth)
     cart = load(out, "cart", dataset, depth)
-    if not os.path.exists(path) or cart is None:
+    if lines is None or cart is None:
         return None
-    recs = [json.loads(l) for l in open(path)]
-    res = {"acc": [], "secs": [], "iters": [], "gamma": [], "cart_kept": [], "tao_kept": []}
-    for k, s in enumerate(sorted({r["split"] for r in recs})):
-        of = [r for r in recs if r["split"] == s]
+    cart_acc = dict(zip(cart["splits"], cart["acc"]))
+    res = new_result()
+    for s, of in lines:
         choice = [r for r in of if (r.get("origin") or "").startswith("selection")]
         found = COUNTS.search(choice[0]["raw_status"]) if choice else None
-        if not found or k >= len(cart["acc"]):
+        if not found or s not in cart_acc:
             continue
         n_a, n_b = int(found.group(1)), int(found.group(2))
         starts = [r for r in of if r not in choice and r.get("objective") is not None]
         best = min(starts, key=lambda r: r["objective"])
         optimized = n_a - n_b > z * (n_a + n_b) ** 0.5
-        if choice[0]["origin"] == "selection (optimized)":
-            # the choice's own line is the best start's tree: check the two agree
-            assert abs(choice[0]["test_accuracy"] - best["test_accuracy"]) < 1e-12, (dataset, s)
-        else:
-            assert abs(choice[0]["test_accuracy"] - cart["acc"][k]) < 1e-12, (dataset, s)
-        res["acc"].append(best["test_accuracy"] if optimized else cart["acc"][k])
-        res["secs"].append(sum(r["solve_seconds"] for r in of))
-        res["iters"].append(sum(r.get("iterations") or 0 for r in of))
-        res["gamma"].append(choice[0].get("gamma"))
-        res["cart_kept"].append(not optimized)
-        res["tao_kept"].append(False)
+        # The choice's own line is the best start's tree or CART's: check it agrees.
+        kept = best if choice[0]["origin"] == "selection (optimized)" else None
+        expected = kept["test_accuracy"] if kept else cart_acc[s]
+        assert abs(choice[0]["test_accuracy"] - expected) < 1e-12, (dataset, depth, s)
+        acc = best["test_accuracy"] if optimized else cart_acc[s]
+        origin = "selection (optimized)" if optimized else "selection (cart)"
+        add_split(res, s, of, choice[0], acc, origin)
     return res
 
 
 def load(out, variant, dataset, depth):
     if "@" in variant:
         return load_margin(out, variant, dataset, depth)
-    path = os.path.join(cell_dir(out, variant, dataset, depth), "run", "results.jsonl")
-    if not os.path.exists(path):
+    lines = split_lines(out, variant, dataset, depth)
+    if lines is None:
         return None
-    recs = [json.loads(l) for l in open(path)]
-    splits = sorted({r["split"] for r in recs})
-    acc, secs, iters, gamma, kept, tao_kept = [], [], [], [], [], []
-    for s in splits:
-        of = [r for r in recs if r["split"] == s]
-        sel = [r for r in of if r.get("selected")]
-        if variant == "cart":
-            sel = of
-        if not sel:
-            continue
-        acc.append(sel[0]["test_accuracy"])
-        secs.append(sum(r["solve_seconds"] for r in of))
-        iters.append(sum(r.get("iterations") or 0 for r in of))
-        gamma.append(sel[0].get("gamma"))
-        # whether the cross-validated choice kept CART's tree on this split
-        kept.append(sel[0].get("origin") == "selection (cart)")
-        tao_kept.append(sel[0].get("origin") == "selection (tao)")
-    return {"acc": acc, "secs": secs, "iters": iters, "gamma": gamma, "cart_kept": kept,
-            "tao_kept": tao_kept}
+    res = new_result()
+    for s, of in lines:
+        sel = of if variant == "cart" else [r for r in of if r.get("selected")]
+        if sel:
+            add_split(res, s, of, sel[0], sel[0]["test_accuracy"], sel[0].get("origin"))
+    return res
 
 
 def paired_se(a, b):
@@ -302,27 +312,26 @@ def margins(args):
     print("| " + " | ".join(head) + " |")
     print("|" + "---|" * len(head))
     for z in zs:
+        results = {cell: load(args.out, "%s@%g" % (base, z), *cell) for cell in cells}
+        mean = lambda r, n: 100 * statistics.mean(r["acc"][:n])
         diffs, below, kept, splits, paper = [], [], 0, 0, []
-        for dataset, depth in cells:
-            r = load(args.out, "%s@%g" % (base, z), dataset, depth)
+        for (dataset, depth), r in results.items():
             cart = load(args.out, "cart", dataset, depth)
             n = min(len(r["acc"]), args.first) if r else 0
             if n == 0:
                 continue
-            d = 100 * (statistics.mean(r["acc"][:n]) - statistics.mean(cart["acc"][:n]))
+            d = mean(r, n) - mean(cart, n)
             diffs.append(d)
             if d < -0.5:
                 below.append("%s D=%d" % (dataset, depth))
             kept += sum(r["cart_kept"][:n])
             splits += n
-        for (dataset, depth), p in PAPER_LAMBDA0.items():
-            if (dataset, depth) not in cells:
+        for cell, p in PAPER_LAMBDA0.items():
+            if cell not in results:
                 continue
-            r = load(args.out, "%s@%g" % (base, z), dataset, depth)
+            r = results[cell]
             n = min(len(r["acc"]), args.first) if r else 0
-            paper.append("%.1f (%+.1f)" % (100 * statistics.mean(r["acc"][:n]),
-                                           100 * statistics.mean(r["acc"][:n]) - p)
-                         if n else "not run")
+            paper.append("%.1f (%+.1f)" % (mean(r, n), mean(r, n) - p) if n else "not run")
         row = ["%g" % z, str(len(diffs)), "%d: %s" % (len(below), ", ".join(below)),
                "%+.2f" % statistics.mean(diffs), "%+.1f" % min(diffs),
                "%d of %d" % (kept, splits)] + paper

@@ -132,7 +132,7 @@ impl Default for SorctConfig {
 pub const DEFAULT_SELECTION_FOLDS: usize = 5;
 
 /// The default `selection_margin` of S-ORCT (l0tree's choice uses it too).
-pub const DEFAULT_SELECTION_MARGIN: f64 = 1.0;
+pub use glassbox_core::formulation::DEFAULT_SELECTION_MARGIN;
 
 /// Parameters resolved for one data set (absolute lambdas, one rho per class).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -363,7 +363,7 @@ impl Settings {
 
     /// Whether the solve must stop now: `deadline` has passed or a stop was requested.
     pub fn out_of_time(&self, deadline: Option<Instant>) -> bool {
-        self.interrupted() || deadline.is_some_and(|d| Instant::now() >= d)
+        self.interrupted() || past(deadline)
     }
 
     /// The limit a solve stopped by [`Settings::out_of_time`] (or by its inner solver's
@@ -371,13 +371,17 @@ impl Settings {
     /// where a stop was requested too, as the IPOPT backend reports it (the solve ran its
     /// time either way); a stop request before the deadline.
     pub fn clock_limit(&self, deadline: Option<Instant>) -> (Limit, &'static str) {
-        let past_deadline = deadline.is_some_and(|d| Instant::now() >= d);
-        if self.interrupted() && !past_deadline {
+        if self.interrupted() && !past(deadline) {
             (Limit::Interrupted, "stop request")
         } else {
             (Limit::Time, "time limit")
         }
     }
+}
+
+/// Whether `deadline` (none: no time limit) has passed.
+pub(crate) fn past(deadline: Option<Instant>) -> bool {
+    deadline.is_some_and(|d| Instant::now() >= d)
 }
 
 /// The argmin backend. It holds no state; solves on different threads are independent.

@@ -73,6 +73,10 @@ pub struct ReportedParams {
     pub gamma: Option<f64>,
 }
 
+/// The default margin of the cross-validated choice, in standard errors
+/// ([`NlpClassifierFormulation::selection_margin`]).
+pub const DEFAULT_SELECTION_MARGIN: f64 = 1.0;
+
 /// A classification problem solved as an NLP, as the experiment runner drives it: build
 /// the NLP on scaled training data, draw starting points, map a solution to a fitted
 /// model and a fitted model back to a starting point. Implement it and register the
@@ -173,9 +177,9 @@ pub trait NlpClassifierFormulation {
     }
     /// By how many standard errors of the paired difference the folds' optimized trees
     /// must beat the greedy tree to be returned ([`Self::selection_folds`]): 1, CART's
-    /// authors' one-standard-error rule, by default.
+    /// authors' one-standard-error rule, by default ([`DEFAULT_SELECTION_MARGIN`]).
     fn selection_margin(&self) -> f64 {
-        1.0
+        DEFAULT_SELECTION_MARGIN
     }
     /// The model of a greedy start kept as it is (by the choice of
     /// [`Self::selection_folds`]): the model at its point by default; a randomized tree
