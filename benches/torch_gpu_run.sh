@@ -12,7 +12,9 @@
 #  3. `device = "auto"` on iris and on 1e5 rows (which device each solve ran on);
 #  4. issue 24's best-of-20 comparison with IPOPT, on CUDA and on the CPU side by side;
 #  5. one start's solves by size, on CUDA and on the CPU (the crossover per solve, behind
-#     CUDA_MIN_EVALUATION_SIZE in solvers/torch.rs).
+#     CUDA_MIN_EVALUATION_SIZE in solvers/torch.rs);
+#  6. step 4 on CUDA alone, float64 and float32 side by side, with time for Boston's 20
+#     starts (step 4's 200 s end during them): `run.sh 6`, 480 s.
 set -uo pipefail
 cd "$(dirname "$0")"
 steps=" ${*:-1 2 3 4} "
@@ -86,5 +88,16 @@ if wants 5; then
             done
         done
     done | tee "$out/by_size.txt"
+fi
+if wants 6; then
+    echo "=== 6. best of 20 against IPOPT on CUDA, float64 and float32 [$SECONDS s]"
+    timeout 480 bin/gradient_vs_ipopt 20 torch device=cuda > "$out/gvi_cuda64.txt" 2>&1 &
+    timeout 480 bin/gradient_vs_ipopt 20 torch device=cuda dtype=float32 \
+        > "$out/gvi_cuda32.txt" 2>&1
+    wait
+    for dtype in 64 32; do
+        echo "-- float$dtype: $(grep -cE '^ +[0-9]+ ' "$out/gvi_cuda$dtype.txt") solves"
+        grep -E "best over|within 1% of IPOPT on" "$out/gvi_cuda$dtype.txt"
+    done
 fi
 echo "=== done [$SECONDS s]"
