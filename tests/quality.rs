@@ -340,8 +340,9 @@ fn with_tao_start_the_choice_judges_the_tao_tree() {
 }
 
 /// `selection_starts`: the folds solve the multistart's best random start again from its
-/// seed on their own rows ("replay"), or its best point climbing the gamma continuation
-/// ("softened"), instead of its best point as a solution (the default). The choice says
+/// seed on their own rows ("replay"), its best point climbing the gamma continuation
+/// ("softened"), or all its random starts from their seeds ("whole"), instead of its best
+/// point as a solution (the default). The choice says
 /// which, and its folds cost more iterations (a random start climbs the continuation; the
 /// best point, solved at the target slope, is a solution already). On ionosphere, where
 /// `split_scale = "data"` raises gamma (to 2048 and more), so that there is a continuation.
@@ -355,6 +356,7 @@ fn selection_starts_say_what_the_folds_solve() {
     for (key, says) in [
         ("replay", "5-fold selection (best random starts replayed)"),
         ("softened", "5-fold selection (best point softened)"),
+        ("whole", "5-fold selection (whole multistart per fold)"),
     ] {
         let records = run(
             "ionosphere.csv",

@@ -22,6 +22,9 @@ Variants (one results folder each under OUT):
            starts instead of starting from its best point (selection_starts = "replay").
   softened the defaults with the choice's folds solving the best point as a random start
            (climbing the gamma continuation; selection_starts = "softened").
+  whole3   the defaults with the choice on 3 folds, each running the split's whole
+           multistart again from its seeds (selection_starts = "whole", selection_folds = 3):
+           no leak, about 3x the multistart alone.
   rho      the defaults with the performance constraints of the S-ORCT paper's Tables 3
            and 4 (rho_k = 0.1), for their lambda = 0 rows (`paper_rows`).
 
@@ -78,6 +81,7 @@ VARIANTS = {
     "tao": 'name = "sorct"\ndepth = %(depth)d\ntao_start = true\n',
     "replay": 'name = "sorct"\ndepth = %(depth)d\nselection_starts = "replay"\n',
     "softened": 'name = "sorct"\ndepth = %(depth)d\nselection_starts = "softened"\n',
+    "whole3": 'name = "sorct"\ndepth = %(depth)d\nselection_starts = "whole"\nselection_folds = 3\n',
 }
 SOLVER = '\n[solver]\nname = "ipopt"\ntime_limit = 300.0\n\n[multistart]\nstarts = %(starts)d\nseed = 1\n'
 

@@ -94,7 +94,7 @@ pub struct SorctConfig {
     /// README "Never worse than CART".
     pub selection_folds: usize,
     /// Which starts the choice's folds solve besides the greedy ones: "best_point" (the
-    /// default), "replay" or "softened" ([`FoldStarts`]).
+    /// default), "replay", "softened" or "whole" ([`FoldStarts`]).
     pub selection_starts: FoldStarts,
     /// The choice's margin in standard errors (the default 1: the one-standard-error
     /// rule); benches/README "The choice's margin" measured others.
@@ -252,7 +252,7 @@ pub fn info() -> FormulationInfo {
         ParamSpec {
             name: "selection_starts",
             default: "\"best_point\"",
-            help: "what the choice's folds solve besides the greedy starts: \"best_point\" (the multistart's best point, then random starts), \"replay\" (its best random starts from their seeds), \"softened\" (the best point climbing the gamma continuation, then random starts)",
+            help: "what the choice's folds solve besides the greedy starts: \"best_point\" (the multistart's best point, then random starts), \"replay\" (its best random starts from their seeds), \"softened\" (the best point climbing the gamma continuation, then random starts), \"whole\" (every random start of the multistart from its seed)",
         },
         ParamSpec {
             name: "selection_margin",

@@ -31,7 +31,7 @@ pub struct StartContext {
 /// Which starts, besides its greedy ones, each fold of a cross-validated choice between an
 /// optimized and a greedy tree solves on its rows
 /// ([`crate::formulation::NlpClassifierFormulation::fold_starts`]). With k folds and N
-/// random starts per split, each spends ceil(N / k) solves.
+/// random starts per split, each spends ceil(N / k) solves, except `Whole` (N).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum FoldStarts {
@@ -48,6 +48,11 @@ pub enum FoldStarts {
     /// from its configured gamma up), so that the fold re-fits it where splits are soft,
     /// then the first ceil(N / k) - 1 seeded random starts.
     Softened,
+    /// All N random starts of the split's multistart, from their seeds, on the fold's rows:
+    /// the whole multistart again per fold, so that neither a fitted point nor a ranking
+    /// of the starts reaches the held-out rows and the fold's tree is the best of as many
+    /// starts as the returned one (k N solves on (k - 1) / k of the rows).
+    Whole,
 }
 
 /// A starting point a formulation builds from the training data (a greedy tree mapped into

@@ -221,6 +221,14 @@ impl<'a> FoldPlan<'a> {
                     seeds: best_seeds(records, solves),
                 }
             }
+            FoldStarts::Whole => {
+                return FoldPlan {
+                    point: None,
+                    seeds: (0..config.multistart.starts)
+                        .map(|s| start_seed(config, split.id, s))
+                        .collect(),
+                }
+            }
         };
         FoldPlan {
             point: Some((best, solved_as)),

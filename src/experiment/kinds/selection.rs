@@ -117,6 +117,7 @@ where
             FoldStarts::BestPoint => "",
             FoldStarts::Replay => " (best random starts replayed)",
             FoldStarts::Softened => " (best point softened)",
+            FoldStarts::Whole => " (whole multistart per fold)",
         };
         let margin_note = if margin == 1.0 {
             String::new()
