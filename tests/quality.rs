@@ -372,3 +372,31 @@ fn selection_starts_say_what_the_folds_solve() {
         );
     }
 }
+
+/// `selection_fold_solves` sets the folds' solves besides the greedy starts: 3 a fold with
+/// the whole multistart's plan (the first 3 seeded starts) cost more iterations than its
+/// default of every start (here the run's one), and the choice says so.
+#[test]
+fn selection_fold_solves_sets_what_each_fold_spends() {
+    let whole = "name = \"sorct\"\ndepth = 1\nselection_starts = \"whole\"";
+    let every = run("ionosphere.csv", whole);
+    let every = selected(&every);
+    let three = run(
+        "ionosphere.csv",
+        &format!("{whole}\nselection_fold_solves = 3"),
+    );
+    let three = selected(&three);
+    let says = "5-fold selection (whole multistart per fold) (3 solves a fold)";
+    assert!(three.raw_status.contains(says), "{}", three.raw_status);
+    assert!(
+        !every.raw_status.contains("solves a fold"),
+        "{}",
+        every.raw_status
+    );
+    assert!(
+        three.iterations > every.iterations,
+        "3 solves a fold: {} iterations, every start (1) {}",
+        three.iterations,
+        every.iterations
+    );
+}

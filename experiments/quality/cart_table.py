@@ -25,6 +25,8 @@ Variants (one results folder each under OUT):
   whole3   the defaults with the choice on 3 folds, each running the split's whole
            multistart again from its seeds (selection_starts = "whole", selection_folds = 3):
            no leak, about 3x the multistart alone.
+  whole2   the same on 2 folds (selection_folds = 2).
+  whole3h  whole3 with 10 random starts a fold (selection_fold_solves = 10): about 2.5x.
   rho      the defaults with the performance constraints of the S-ORCT paper's Tables 3
            and 4 (rho_k = 0.1), for their lambda = 0 rows (`paper_rows`).
 
@@ -82,6 +84,9 @@ VARIANTS = {
     "replay": 'name = "sorct"\ndepth = %(depth)d\nselection_starts = "replay"\n',
     "softened": 'name = "sorct"\ndepth = %(depth)d\nselection_starts = "softened"\n',
     "whole3": 'name = "sorct"\ndepth = %(depth)d\nselection_starts = "whole"\nselection_folds = 3\n',
+    "whole2": 'name = "sorct"\ndepth = %(depth)d\nselection_starts = "whole"\nselection_folds = 2\n',
+    "whole3h": 'name = "sorct"\ndepth = %(depth)d\nselection_starts = "whole"\nselection_folds = 3\n'
+               'selection_fold_solves = 10\n',
 }
 SOLVER = '\n[solver]\nname = "ipopt"\ntime_limit = 300.0\n\n[multistart]\nstarts = %(starts)d\nseed = 1\n'
 

@@ -251,6 +251,7 @@ impl L0TreeConfig {
             refit_support: false,
             selection_folds: self.selection_folds,
             selection_starts: Default::default(),
+            selection_fold_solves: 0,
             selection_margin: sorct::DEFAULT_SELECTION_MARGIN,
         }
     }

@@ -96,6 +96,9 @@ pub struct SorctConfig {
     /// Which starts the choice's folds solve besides the greedy ones: "best_point" (the
     /// default), "replay", "softened" or "whole" ([`FoldStarts`]).
     pub selection_starts: FoldStarts,
+    /// How many solves besides the greedy starts each fold of the choice spends (0, the
+    /// default: ceil(starts / selection_folds), or all the starts with "whole").
+    pub selection_fold_solves: usize,
     /// The choice's margin in standard errors (the default 1: the one-standard-error
     /// rule); benches/README "The choice's margin" measured others.
     pub selection_margin: f64,
@@ -123,6 +126,7 @@ impl Default for SorctConfig {
             refit_support: false,
             selection_folds: DEFAULT_SELECTION_FOLDS,
             selection_starts: FoldStarts::BestPoint,
+            selection_fold_solves: 0,
             selection_margin: DEFAULT_SELECTION_MARGIN,
         }
     }
@@ -253,6 +257,11 @@ pub fn info() -> FormulationInfo {
             name: "selection_starts",
             default: "\"best_point\"",
             help: "what the choice's folds solve besides the greedy starts: \"best_point\" (the multistart's best point, then random starts), \"replay\" (its best random starts from their seeds), \"softened\" (the best point climbing the gamma continuation, then random starts), \"whole\" (every random start of the multistart from its seed)",
+        },
+        ParamSpec {
+            name: "selection_fold_solves",
+            default: "0",
+            help: "solves each fold of the choice spends besides the greedy starts (0: ceil(starts / selection_folds), or every start with selection_starts = \"whole\")",
         },
         ParamSpec {
             name: "selection_margin",
@@ -444,6 +453,10 @@ impl NlpClassifierFormulation for SorctConfig {
 
     fn fold_starts(&self) -> FoldStarts {
         self.selection_starts
+    }
+
+    fn fold_solves(&self) -> Option<usize> {
+        (self.selection_fold_solves > 0).then_some(self.selection_fold_solves)
     }
 
     fn selection_margin(&self) -> f64 {

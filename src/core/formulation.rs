@@ -175,6 +175,11 @@ pub trait NlpClassifierFormulation {
     fn fold_starts(&self) -> crate::starts::FoldStarts {
         crate::starts::FoldStarts::BestPoint
     }
+    /// How many solves besides the greedy starts each of the choice's folds spends (`None`,
+    /// the default: what [`Self::fold_starts`] says, ceil(starts / k) or all the starts).
+    fn fold_solves(&self) -> Option<usize> {
+        None
+    }
     /// By how many standard errors of the paired difference the folds' optimized trees
     /// must beat the greedy tree to be returned ([`Self::selection_folds`]): 1, CART's
     /// authors' one-standard-error rule, by default ([`DEFAULT_SELECTION_MARGIN`]).

@@ -31,7 +31,9 @@ pub struct StartContext {
 /// Which starts, besides its greedy ones, each fold of a cross-validated choice between an
 /// optimized and a greedy tree solves on its rows
 /// ([`crate::formulation::NlpClassifierFormulation::fold_starts`]). With k folds and N
-/// random starts per split, each spends ceil(N / k) solves, except `Whole` (N).
+/// random starts per split, each spends ceil(N / k) solves, except `Whole` (N), unless the
+/// formulation says otherwise
+/// ([`crate::formulation::NlpClassifierFormulation::fold_solves`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum FoldStarts {

@@ -199,17 +199,21 @@ pub(crate) struct FoldPlan<'a> {
 
 impl<'a> FoldPlan<'a> {
     /// The plan `kind` asks for after a multistart of `folds` folds on `split` that ran
-    /// `records` and whose best point is `best` (ceil(starts / folds) solves besides the
-    /// greedy starts, as [`FoldStarts`] describes).
+    /// `records` and whose best point is `best`: `solves` solves besides the greedy starts,
+    /// or as [`FoldStarts`] describes (ceil(starts / folds), all the starts for `Whole`).
     pub(crate) fn new(
-        kind: FoldStarts,
+        (kind, solves): (FoldStarts, Option<usize>),
         config: &ExperimentConfig,
         split: &SplitSpec,
         folds: usize,
         records: &[SolveRecord],
         best: &'a [f64],
     ) -> FoldPlan<'a> {
-        let solves = config.multistart.starts.div_ceil(folds);
+        let starts = config.multistart.starts;
+        let solves = solves.unwrap_or(match kind {
+            FoldStarts::Whole => starts,
+            _ => starts.div_ceil(folds),
+        });
         // The best point, solved as a greedy start is (at the target slope) or as a random
         // one (climbing the continuation), takes the place of one random start.
         let solved_as = match kind {
@@ -224,7 +228,7 @@ impl<'a> FoldPlan<'a> {
             FoldStarts::Whole => {
                 return FoldPlan {
                     point: None,
-                    seeds: (0..config.multistart.starts)
+                    seeds: (0..solves)
                         .map(|s| start_seed(config, split.id, s))
                         .collect(),
                 }

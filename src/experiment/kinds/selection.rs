@@ -77,7 +77,7 @@ where
         };
         let started = Instant::now();
         let plan = FoldPlan::new(
-            f.fold_starts(),
+            (f.fold_starts(), f.fold_solves()),
             config,
             split,
             folds,
@@ -119,13 +119,17 @@ where
             FoldStarts::Softened => " (best point softened)",
             FoldStarts::Whole => " (whole multistart per fold)",
         };
+        let fold_solves_note = match f.fold_solves() {
+            Some(n) => format!(" ({n} solves a fold)"),
+            None => String::new(),
+        };
         let margin_note = if margin == 1.0 {
             String::new()
         } else {
             format!(" (margin {margin} standard errors)")
         };
         let summary = format!(
-            "{folds}-fold selection{fold_starts_note}{margin_note}, accuracy on the held-out rows: {}",
+            "{folds}-fold selection{fold_starts_note}{fold_solves_note}{margin_note}, accuracy on the held-out rows: {}",
             accuracies.join(", ")
         );
         let seconds = started.elapsed().as_secs_f64();
