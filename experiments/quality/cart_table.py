@@ -36,6 +36,7 @@ usage:
   cart_table.py table --out DIR [--variants ...] [--first N]  # markdown table on stdout
   cart_table.py paper_rows --out DIR [--variants ...] [--first N]  # the S-ORCT paper's lambda = 0 rows
   cart_table.py margins --out DIR --variants cart,default [--margins 0.5,1,2]  # the choice's margin
+  cart_table.py summary --out DIR --variants cart,default,whole3  # per variant, over the cells all ran
 
 `table` and `paper_rows` also take `VARIANT@Z` (e.g. `default@2`): VARIANT's runs with the
 cross-validated choice decided again offline with a margin of Z standard errors instead of
@@ -148,8 +149,8 @@ def split_lines(out, variant, dataset, depth):
 
 
 def new_result():
-    return {"splits": [], "acc": [], "secs": [], "iters": [], "gamma": [], "cart_kept": [],
-            "tao_kept": []}
+    return {"splits": [], "acc": [], "secs": [], "alone": [], "iters": [], "gamma": [],
+            "cart_kept": [], "tao_kept": []}
 
 
 def add_split(res, s, of, returned, acc, origin):
@@ -159,6 +160,10 @@ def add_split(res, s, of, returned, acc, origin):
     res["splits"].append(s)
     res["acc"].append(acc)
     res["secs"].append(sum(r["solve_seconds"] for r in of))
+    # The split's time over its multistart's alone (every line but the choice's): what the
+    # choice costs, measured within one run whatever the machine's load.
+    res["alone"].append(res["secs"][-1] / sum(
+        r["solve_seconds"] for r in of if not (r.get("origin") or "").startswith("selection")))
     res["iters"].append(sum(r.get("iterations") or 0 for r in of))
     res["gamma"].append(returned.get("gamma"))
     res["cart_kept"].append(origin == "selection (cart)")
@@ -347,9 +352,36 @@ def margins(args):
         print("| " + " | ".join(row) + " |")
 
 
+def summary(args):
+    """Per S-ORCT variant of `--variants`, over the cells of `--datasets` x `--depths` that
+    every variant (and `cart`) ran on ten splits: how many end below CART minus 0.5, the
+    mean difference to CART, the sum of the differences to the first variant, and the
+    time per split over its multistart's alone (per cell the median over the splits; the
+    median and range over the cells)."""
+    sorct = [v for v in args.variants.split(",") if v != "cart"]
+    cells = []
+    for d in args.datasets.split(","):
+        for k in [int(k) for k in args.depths.split(",") if 2 ** int(k) >= SETS[d][0]]:
+            rs = [load(args.out, v, d, k) for v in ["cart"] + sorct]
+            if all(r is not None and len(r["acc"]) >= 10 for r in rs):
+                cells.append(("%s D=%d" % (d, k), rs[0], rs[1:]))
+    print("| variant | cells | below CART - 0.5 | mean - CART (pp) | sum - %s (pp) | "
+          "time / multistart alone, median (range) of cells |" % sorct[0])
+    print("|---|---|---|---|---|---|")
+    mean = lambda r: 100 * statistics.mean(r["acc"][:10])
+    for i, v in enumerate(sorct):
+        diffs = [mean(rs[i]) - mean(cart) for _, cart, rs in cells]
+        below = [name for (name, _, _), d in zip(cells, diffs) if d < -0.5]
+        cost = [statistics.median(rs[i]["alone"][:10]) for _, _, rs in cells]
+        first = sum(mean(rs[i]) - mean(rs[0]) for _, _, rs in cells)
+        print("| %s | %d | %d: %s | %+.2f | %+.1f | %.2f (%.2f-%.2f) |" % (
+            v, len(cells), len(below), ", ".join(below), statistics.mean(diffs), first,
+            statistics.median(cost), min(cost), max(cost)))
+
+
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("command", choices=["run", "table", "paper_rows", "margins"])
+    ap.add_argument("command", choices=["run", "table", "paper_rows", "margins", "summary"])
     ap.add_argument("glassbox", nargs="?")
     ap.add_argument("--out", required=True)
     ap.add_argument("--variants", default="cart,paper,default")
@@ -372,6 +404,8 @@ def main():
         paper_rows(args)
     elif args.command == "margins":
         margins(args)
+    elif args.command == "summary":
+        summary(args)
     else:
         table(args)
 
