@@ -342,9 +342,9 @@ fn with_tao_start_the_choice_judges_the_tao_tree() {
 /// `selection_starts`: the folds solve the multistart's best random start again from its
 /// seed on their own rows ("replay"), its best point climbing the gamma continuation
 /// ("softened"), or all its random starts from their seeds ("whole"), instead of its best
-/// point as a solution (the default). The choice says
-/// which, and its folds cost more iterations (a random start climbs the continuation; the
-/// best point, solved at the target slope, is a solution already). On ionosphere, where
+/// point as a solution (the default). The choice says which, and its folds cost more
+/// iterations (a random start climbs the continuation; the best point, solved at the
+/// target slope, is a solution already). On ionosphere, where
 /// `split_scale = "data"` raises gamma (to 2048 and more), so that there is a continuation.
 #[test]
 fn selection_starts_say_what_the_folds_solve() {

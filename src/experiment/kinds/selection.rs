@@ -3,9 +3,8 @@
 //! split's multistart, the training rows are dealt into k stratified folds; on each fold the
 //! greedy starts, the multistart's best point and ceil(starts / k) - 1 random starts (or
 //! what S-ORCT's `selection_starts` and `selection_fold_solves` ask for instead) are
-//! solved on the other rows, and
-//! every training row is predicted by the fold's best-objective tree and by the fold's
-//! greedy trees kept as they are. The most accurate greedy tree (the simpler one on a tie:
+//! solved on the other rows, and every training row is predicted by the fold's
+//! best-objective tree and by the fold's greedy trees kept as they are. The most accurate greedy tree (the simpler one on a tie:
 //! CART's axis-aligned tree before S-ORCT's oblique TAO tree, which `tao_start` adds) of
 //! all the training rows is returned unless the optimized trees are more accurate than it
 //! by more than one standard error (the formulation's `selection_margin` of them)
