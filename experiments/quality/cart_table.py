@@ -27,6 +27,7 @@ Variants (one results folder each under OUT):
            no leak, about 3x the multistart alone.
   whole2   the same on 2 folds (selection_folds = 2).
   whole3h  whole3 with 10 random starts a fold (selection_fold_solves = 10): about 2.5x.
+  whole3m  whole3 with 14 random starts a fold (selection_fold_solves = 14).
   rho      the defaults with the performance constraints of the S-ORCT paper's Tables 3
            and 4 (rho_k = 0.1), for their lambda = 0 rows (`paper_rows`).
 
@@ -88,6 +89,8 @@ VARIANTS = {
     "whole2": 'name = "sorct"\ndepth = %(depth)d\nselection_starts = "whole"\nselection_folds = 2\n',
     "whole3h": 'name = "sorct"\ndepth = %(depth)d\nselection_starts = "whole"\nselection_folds = 3\n'
                'selection_fold_solves = 10\n',
+    "whole3m": 'name = "sorct"\ndepth = %(depth)d\nselection_starts = "whole"\nselection_folds = 3\n'
+               'selection_fold_solves = 14\n',
 }
 SOLVER = '\n[solver]\nname = "ipopt"\ntime_limit = 300.0\n\n[multistart]\nstarts = %(starts)d\nseed = 1\n'
 
