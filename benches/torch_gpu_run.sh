@@ -57,15 +57,25 @@ if wants 3; then
         grep -rhoE "libtorch on [A-Za-z]+(\([0-9]\))?" "$scratch/$config" | sort | uniq -c
     done
 fi
+# Issue 24's best of 20 (`gradient_vs_ipopt 20 torch RAW...`) with a time limit, into
+# $out/gvi_NAME.txt: best_of_20 NAME SECONDS RAW...; then best_of_20_report NAME...
+best_of_20() {
+    local name=$1 limit=$2
+    shift 2
+    timeout "$limit" bin/gradient_vs_ipopt 20 torch "$@" > "$out/gvi_$name.txt" 2>&1
+}
+best_of_20_report() {
+    for name in "$@"; do
+        echo "-- $name: $(grep -cE '^ +[0-9]+ ' "$out/gvi_$name.txt") solves"
+        grep -E "best over|within 1% of IPOPT on" "$out/gvi_$name.txt"
+    done
+}
 if wants 4; then
     echo "=== 4. best of 20 against IPOPT, CUDA and the CPU side by side [$SECONDS s]"
-    timeout 200 bin/gradient_vs_ipopt 20 torch device=cpu > "$out/gvi_cpu.txt" 2>&1 &
-    timeout 200 bin/gradient_vs_ipopt 20 torch device=cuda > "$out/gvi_cuda.txt" 2>&1
+    best_of_20 cpu 200 device=cpu &
+    best_of_20 cuda 200 device=cuda
     wait
-    for device in cuda cpu; do
-        echo "-- $device: $(grep -cE '^ +[0-9]+ ' "$out/gvi_$device.txt") solves"
-        grep -E "best over|within 1% of IPOPT on" "$out/gvi_$device.txt"
-    done
+    best_of_20_report cuda cpu
 fi
 if wants 5; then
     echo "=== 5. one start's solves by size, CUDA against the CPU [$SECONDS s]"
@@ -91,13 +101,9 @@ if wants 5; then
 fi
 if wants 6; then
     echo "=== 6. best of 20 against IPOPT on CUDA, float64 and float32 [$SECONDS s]"
-    timeout 480 bin/gradient_vs_ipopt 20 torch device=cuda > "$out/gvi_cuda64.txt" 2>&1 &
-    timeout 480 bin/gradient_vs_ipopt 20 torch device=cuda dtype=float32 \
-        > "$out/gvi_cuda32.txt" 2>&1
+    best_of_20 cuda64 480 device=cuda &
+    best_of_20 cuda32 480 device=cuda dtype=float32
     wait
-    for dtype in 64 32; do
-        echo "-- float$dtype: $(grep -cE '^ +[0-9]+ ' "$out/gvi_cuda$dtype.txt") solves"
-        grep -E "best over|within 1% of IPOPT on" "$out/gvi_cuda$dtype.txt"
-    done
+    best_of_20_report cuda64 cuda32
 fi
 echo "=== done [$SECONDS s]"

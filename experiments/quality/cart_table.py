@@ -95,15 +95,15 @@ VARIANTS = {
 SOLVER = '\n[solver]\nname = "ipopt"\ntime_limit = 300.0\n\n[multistart]\nstarts = %(starts)d\nseed = 1\n'
 
 
+def dataset_depths(args):
+    """The (data set, depth) pairs of `--datasets` x `--depths` where 2^D is at least the
+    number of classes."""
+    return [(d, int(k)) for d in args.datasets.split(",") for k in args.depths.split(",")
+            if 2 ** int(k) >= SETS[d][0]]
+
+
 def cells(args):
-    out = []
-    for variant in args.variants.split(","):
-        for dataset in args.datasets.split(","):
-            classes = SETS[dataset][0]
-            for depth in [int(d) for d in args.depths.split(",")]:
-                if 2 ** depth >= classes:
-                    out.append((variant, dataset, depth))
-    return out
+    return [(v, d, k) for v in args.variants.split(",") for d, k in dataset_depths(args)]
 
 
 def config(variant, dataset, depth, splits, starts):
@@ -320,8 +320,7 @@ def margins(args):
     on how many splits CART's tree is returned, and the S-ORCT paper's lambda = 0 rows."""
     base = [v for v in args.variants.split(",") if v != "cart"][0]
     zs = [float(z) for z in args.margins.split(",")]
-    cells = [(d, int(k)) for d in args.datasets.split(",") for k in args.depths.split(",")
-             if 2 ** int(k) >= SETS[d][0]]
+    cells = dataset_depths(args)
     head = ["margin (standard errors)", "cells", "below CART - 0.5", "mean - CART (pp)",
             "worst - CART (pp)", "CART returned (splits)"]
     head += ["%s D=%d (paper %.1f)" % (d, k, p) for (d, k), p in PAPER_LAMBDA0.items()
@@ -357,25 +356,25 @@ def margins(args):
 
 def summary(args):
     """Per S-ORCT variant of `--variants`, over the cells of `--datasets` x `--depths` that
-    every variant (and `cart`) ran on ten splits: how many end below CART minus 0.5, the
+    every variant (and `cart`) ran on `--splits` splits (their first that many): how many end below CART minus 0.5, the
     mean difference to CART, the sum of the differences to the first variant, and the
     time per split over its multistart's alone (per cell the median over the splits; the
     median and range over the cells)."""
     sorct = [v for v in args.variants.split(",") if v != "cart"]
+    n = args.splits
     cells = []
-    for d in args.datasets.split(","):
-        for k in [int(k) for k in args.depths.split(",") if 2 ** int(k) >= SETS[d][0]]:
-            rs = [load(args.out, v, d, k) for v in ["cart"] + sorct]
-            if all(r is not None and len(r["acc"]) >= 10 for r in rs):
-                cells.append(("%s D=%d" % (d, k), rs[0], rs[1:]))
+    for d, k in dataset_depths(args):
+        rs = [load(args.out, v, d, k) for v in ["cart"] + sorct]
+        if all(r is not None and len(r["acc"]) >= n for r in rs):
+            cells.append(("%s D=%d" % (d, k), rs[0], rs[1:]))
     print("| variant | cells | below CART - 0.5 | mean - CART (pp) | sum - %s (pp) | "
           "time / multistart alone, median (range) of cells |" % sorct[0])
     print("|---|---|---|---|---|---|")
-    mean = lambda r: 100 * statistics.mean(r["acc"][:10])
+    mean = lambda r: 100 * statistics.mean(r["acc"][:n])
     for i, v in enumerate(sorct):
         diffs = [mean(rs[i]) - mean(cart) for _, cart, rs in cells]
         below = [name for (name, _, _), d in zip(cells, diffs) if d < -0.5]
-        cost = [statistics.median(rs[i]["alone"][:10]) for _, _, rs in cells]
+        cost = [statistics.median(rs[i]["alone"][:n]) for _, _, rs in cells]
         first = sum(mean(rs[i]) - mean(rs[0]) for _, _, rs in cells)
         print("| %s | %d | %d: %s | %+.2f | %+.1f | %.2f (%.2f-%.2f) |" % (
             v, len(cells), len(below), ", ".join(below), statistics.mean(diffs), first,
