@@ -202,7 +202,8 @@ impl<'a> FoldPlan<'a> {
     /// `records` and whose best point is `best`: `solves` solves besides the greedy starts,
     /// or as [`FoldStarts`] describes (ceil(starts / folds), all the starts for `Whole`).
     pub(crate) fn new(
-        (kind, solves): (FoldStarts, Option<usize>),
+        kind: FoldStarts,
+        solves: Option<usize>,
         config: &ExperimentConfig,
         split: &SplitSpec,
         folds: usize,

@@ -75,7 +75,8 @@ where
         let best_start = *best_start;
         // S-ORRT's folds start from the best point (no `selection_starts` key).
         let plan = multistart::FoldPlan::new(
-            (FoldStarts::BestPoint, None),
+            FoldStarts::BestPoint,
+            None,
             config,
             split,
             folds,

@@ -77,7 +77,8 @@ where
         };
         let started = Instant::now();
         let plan = FoldPlan::new(
-            (f.fold_starts(), f.fold_solves()),
+            f.fold_starts(),
+            f.fold_solves(),
             config,
             split,
             folds,
