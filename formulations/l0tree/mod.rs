@@ -38,7 +38,7 @@ use glassbox_core::formulation::{
     FormulationInfo, NlpClassifierFormulation, NodeBlocks, ParamSpec, ReportedParams,
 };
 use glassbox_core::model::{CheckedModel, Classifier};
-use glassbox_core::starts::{GreedyStart, StartContext};
+use glassbox_core::starts::{FoldStarts, GreedyStart, StartContext};
 use glassbox_core::{GlassboxError, Result};
 use nalgebra::DMatrix;
 use rand_chacha::ChaCha8Rng;
@@ -48,6 +48,10 @@ use std::sync::Arc;
 
 /// The name configs use.
 pub const NAME: &str = "l0tree";
+
+/// l0tree's default `selection_folds`: S-ORCT's choice with its folds starting from the
+/// multistart's best point (README "Never worse than CART").
+pub const DEFAULT_SELECTION_FOLDS: usize = 5;
 
 /// The concave approximation of the step function.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -135,7 +139,8 @@ pub struct L0TreeConfig {
     pub continuation_factor: f64,
     /// S-ORCT's `screen`.
     pub screen: f64,
-    /// S-ORCT's `selection_folds` (5 by default; 0: the best objective, the paper).
+    /// S-ORCT's `selection_folds` ([`DEFAULT_SELECTION_FOLDS`] by default; 0: the best
+    /// objective, the paper).
     pub selection_folds: usize,
 }
 
@@ -163,7 +168,7 @@ impl Default for L0TreeConfig {
             continuation: true,
             continuation_factor: sorct::scale::DEFAULT_CONTINUATION_FACTOR,
             screen: sorct::scale::DEFAULT_SCREEN,
-            selection_folds: sorct::DEFAULT_SELECTION_FOLDS,
+            selection_folds: DEFAULT_SELECTION_FOLDS,
         }
     }
 }
@@ -250,7 +255,7 @@ impl L0TreeConfig {
             // The steep approximation at the raised gamma does not shrink what it keeps.
             refit_support: false,
             selection_folds: self.selection_folds,
-            selection_starts: Default::default(),
+            selection_starts: FoldStarts::BestPoint,
             selection_fold_solves: 0,
             selection_margin: sorct::DEFAULT_SELECTION_MARGIN,
         }

@@ -96,8 +96,9 @@ pub struct SorctConfig {
     /// Which starts the choice's folds solve besides the greedy ones: "best_point" (the
     /// default), "replay", "softened" or "whole" ([`FoldStarts`]).
     pub selection_starts: FoldStarts,
-    /// How many solves besides the greedy starts each fold of the choice spends (0, the
-    /// default: ceil(starts / selection_folds), or all the starts with "whole").
+    /// How many solves besides the greedy starts each fold of the choice spends, at most
+    /// the split's starts (0, the default: ceil(starts / selection_folds), or all the
+    /// starts with "whole").
     pub selection_fold_solves: usize,
     /// The choice's margin in standard errors (the default 1: the one-standard-error
     /// rule); benches/README "The choice's margin" measured others.
@@ -132,7 +133,7 @@ impl Default for SorctConfig {
     }
 }
 
-/// The default `selection_folds` of S-ORCT and l0tree.
+/// S-ORCT's default `selection_folds` (l0tree has its own).
 pub const DEFAULT_SELECTION_FOLDS: usize = 5;
 
 /// The default `selection_margin` of S-ORCT (l0tree's choice uses it too).
@@ -261,7 +262,7 @@ pub fn info() -> FormulationInfo {
         ParamSpec {
             name: "selection_fold_solves",
             default: "0",
-            help: "solves each fold of the choice spends besides the greedy starts (0: ceil(starts / selection_folds), or every start with selection_starts = \"whole\")",
+            help: "solves each fold of the choice spends besides the greedy starts, at most the split's starts (0: ceil(starts / selection_folds), or every start with selection_starts = \"whole\")",
         },
         ParamSpec {
             name: "selection_margin",

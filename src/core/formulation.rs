@@ -175,8 +175,9 @@ pub trait NlpClassifierFormulation {
     fn fold_starts(&self) -> crate::starts::FoldStarts {
         crate::starts::FoldStarts::BestPoint
     }
-    /// How many solves besides the greedy starts each of the choice's folds spends (`None`,
-    /// the default: what [`Self::fold_starts`] says, ceil(starts / k) or all the starts).
+    /// How many solves besides the greedy starts each of the choice's folds spends, at most
+    /// the split's starts (`None`, the default: what [`Self::fold_starts`] says, ceil(starts
+    /// / k) or all the starts).
     fn fold_solves(&self) -> Option<usize> {
         None
     }

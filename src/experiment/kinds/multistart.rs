@@ -198,9 +198,15 @@ pub(crate) struct FoldPlan<'a> {
 }
 
 impl<'a> FoldPlan<'a> {
+    /// The solves a fold spends besides the greedy starts.
+    pub(crate) fn solves(&self) -> usize {
+        self.seeds.len() + usize::from(self.point.is_some())
+    }
+
     /// The plan `kind` asks for after a multistart of `folds` folds on `split` that ran
     /// `records` and whose best point is `best`: `solves` solves besides the greedy starts,
-    /// or as [`FoldStarts`] describes (ceil(starts / folds), all the starts for `Whole`).
+    /// or as [`FoldStarts`] describes (ceil(starts / folds), all the starts for `Whole`),
+    /// never more than the split's random starts (a fold is not worth more than its split).
     pub(crate) fn new(
         kind: FoldStarts,
         solves: Option<usize>,
@@ -211,10 +217,12 @@ impl<'a> FoldPlan<'a> {
         best: &'a [f64],
     ) -> FoldPlan<'a> {
         let starts = config.multistart.starts;
-        let solves = solves.unwrap_or(match kind {
-            FoldStarts::Whole => starts,
-            _ => starts.div_ceil(folds),
-        });
+        let solves = solves
+            .unwrap_or(match kind {
+                FoldStarts::Whole => starts,
+                _ => starts.div_ceil(folds),
+            })
+            .min(starts);
         // The best point, solved as a greedy start is (at the target slope) or as a random
         // one (climbing the continuation), takes the place of one random start.
         let solved_as = match kind {

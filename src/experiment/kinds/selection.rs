@@ -120,9 +120,11 @@ where
             FoldStarts::Softened => " (best point softened)",
             FoldStarts::Whole => " (whole multistart per fold)",
         };
-        let fold_solves_note = match f.fold_solves() {
-            Some(n) => format!(" ({n} solves a fold)"),
-            None => String::new(),
+        // What the plan spends, where the formulation set it (at most the split's starts).
+        let fold_solves_note = match (f.fold_solves(), plan.solves()) {
+            (None, _) => String::new(),
+            (Some(_), 1) => " (1 solve a fold)".to_string(),
+            (Some(_), n) => format!(" ({n} solves a fold)"),
         };
         let margin_note = if margin == 1.0 {
             String::new()
