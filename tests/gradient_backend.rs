@@ -15,9 +15,12 @@
 //! Run with `-- --nocapture` to see the objectives, ratios and times per start (times are
 //! printed, not asserted: numbers come from benchmarks).
 
+#[path = "common/best_objectives.rs"]
+mod best_objectives;
 #[path = "common/iris_split.rs"]
 mod iris_split;
 
+use best_objectives::best_objectives;
 use glassbox::experiment::{self, ExperimentConfig};
 use glassbox::formulations::sorct::{starts, SorctConfig, SorctProblem};
 use glassbox::nlp::NlpProblem;
@@ -190,22 +193,6 @@ fn sorct_iris_performance_constraints_and_lambda_zero() {
     assert_best_within_one_percent("lambda = 0", &rows);
 }
 
-/// The selected (best) objective of each split in a results file, and every status.
-fn selected(records: &[serde_json::Value]) -> Vec<(u64, f64)> {
-    let mut v: Vec<(u64, f64)> = records
-        .iter()
-        .filter(|r| r["selected"].as_bool() == Some(true))
-        .map(|r| {
-            (
-                r["split"].as_u64().unwrap(),
-                r["objective"].as_f64().unwrap(),
-            )
-        })
-        .collect();
-    v.sort_by_key(|(s, _)| *s);
-    v
-}
-
 #[test]
 fn glassbox_run_with_lbfgs_from_a_config() {
     let example: PathBuf =
@@ -278,7 +265,10 @@ fn glassbox_run_with_lbfgs_from_a_config() {
         "lbfgs worse than IPOPT by more than 1% on {worse} of {} starts",
         lbfgs.len()
     );
-    for ((split, f_lbfgs), (_, f_ipopt)) in selected(&lbfgs).into_iter().zip(selected(&ipopt)) {
+    for ((split, f_lbfgs), (_, f_ipopt)) in best_objectives(&lbfgs)
+        .into_iter()
+        .zip(best_objectives(&ipopt))
+    {
         eprintln!(
             "split {split}: best objective lbfgs {f_lbfgs:.8e}, IPOPT {f_ipopt:.8e}, ratio {:.5}",
             f_lbfgs / f_ipopt

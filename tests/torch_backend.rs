@@ -24,6 +24,8 @@
 
 #![cfg(feature = "torch")]
 
+#[path = "common/best_objectives.rs"]
+mod best_objectives;
 #[path = "common/iris_split.rs"]
 mod iris_split;
 #[path = "common/nlp_problems.rs"]
@@ -31,6 +33,7 @@ mod nlp_problems;
 #[path = "common/sorrt_boston.rs"]
 mod sorrt_boston;
 
+use best_objectives::best_objectives;
 use glassbox::data::{self, MinMaxScaler};
 use glassbox::experiment::{self, ExperimentConfig};
 use glassbox::formulations::sorct::{starts, SorctConfig};
@@ -692,14 +695,10 @@ fn glassbox_run_with_torch_from_a_config() {
     for record in &torch {
         assert_eq!(record["solver"], "torch");
     }
-    let selected = |records: &[serde_json::Value]| -> Vec<f64> {
-        records
-            .iter()
-            .filter(|r| r["selected"].as_bool() == Some(true))
-            .map(|r| r["objective"].as_f64().unwrap())
-            .collect()
-    };
-    for (f_torch, f_ipopt) in selected(&torch).into_iter().zip(selected(&ipopt)) {
+    for ((_, f_torch), (_, f_ipopt)) in best_objectives(&torch)
+        .into_iter()
+        .zip(best_objectives(&ipopt))
+    {
         eprintln!("best objective torch {f_torch:.8e}, IPOPT {f_ipopt:.8e}");
         assert!(
             f_torch <= 1.01 * f_ipopt,
