@@ -10,25 +10,32 @@ Variants (one results folder each under OUT):
            factor), random starts only (cart_start = false), the best objective selected
            (selection_folds = 0). glassbox's default before issue 24.
   default  S-ORCT with glassbox's defaults (split_scale = "data", the CART start, gamma
-           continuation of the random starts, the 5-fold cross-validated choice between
-           the best objective's tree and the CART tree).
+           continuation of the random starts, the cross-validated choice between the best
+           objective's tree and the CART tree: 3 folds, each running 14 of the split's
+           random starts again on its rows; whole3m's settings).
+  bestpoint5  the defaults with the choice as it was the default until 2026-11-29: 5 folds,
+           each solving the multistart's best point and ceil(20 / 5) - 1 random starts
+           (selection_folds = 5, selection_starts = "best_point"). The results of
+           benches/README's sections before "The whole multistart per fold" are this
+           variant's under the name `default`.
   objective  the defaults without that choice (selection_folds = 0): glassbox's default
            before it was added.
   cartfixed  S-ORCT with the CART start at the paper's gamma (split_scale = "fixed"),
            the best objective selected.
-  tao      the defaults with the oblique TAO tree as one more start and candidate of the
+  tao      bestpoint5 with the oblique TAO tree as one more start and candidate of the
            choice (tao_start = true).
-  replay   the defaults with the choice's folds replaying the multistart's best random
+  replay   bestpoint5 with the choice's folds replaying the multistart's best random
            starts instead of starting from its best point (selection_starts = "replay").
-  softened the defaults with the choice's folds solving the best point as a random start
+  softened bestpoint5 with the choice's folds solving the best point as a random start
            (climbing the gamma continuation; selection_starts = "softened").
-  whole3   the defaults with the choice on 3 folds, each running the split's whole
-           multistart again from its seeds (selection_starts = "whole", selection_folds = 3):
-           no leak, about 3x the multistart alone.
+  whole3   the choice on 3 folds, each running the split's whole multistart again from
+           its seeds (selection_starts = "whole", selection_folds = 3,
+           selection_fold_solves = 0): no leak, about 3.7x the multistart alone.
   whole2   the same on 2 folds (selection_folds = 2).
   whole3h  whole3 with 10 random starts a fold (selection_fold_solves = 10): about 2.5x.
-  whole3m  whole3 with 14 random starts a fold (selection_fold_solves = 14).
-  rho      the defaults with the performance constraints of the S-ORCT paper's Tables 3
+  whole3m  whole3 with 14 random starts a fold (selection_fold_solves = 14): the default's
+           settings, written out.
+  rho      bestpoint5 with the performance constraints of the S-ORCT paper's Tables 3
            and 4 (rho_k = 0.1), for their lambda = 0 rows (`paper_rows`).
 
 usage:
@@ -74,19 +81,27 @@ SETS = {
     "spambase": (2, "[]", False), "monks1": (2, MONKS, False), "monks2": (2, MONKS, False),
     "monks3": (2, MONKS, False), "car": (4, CAR, False), "thyroid": (3, "[]", False),
 }
+# The choice as it was the default until 2026-11-29: 5 folds from the multistart's best point.
+# The variants measured against it say so, so that their configs keep their meaning.
+BEST_POINT_5 = 'selection_folds = 5\nselection_starts = "best_point"\nselection_fold_solves = 0\n'
 VARIANTS = {
     "cart": 'name = "cart"\ndepth = %(depth)d\n',
     "paper": 'name = "sorct"\ndepth = %(depth)d\nsplit_scale = "fixed"\ncart_start = false\n'
              'selection_folds = 0\n',
     "default": 'name = "sorct"\ndepth = %(depth)d\n',
+    "bestpoint5": 'name = "sorct"\ndepth = %(depth)d\n' + BEST_POINT_5,
     "cartfixed": 'name = "sorct"\ndepth = %(depth)d\nsplit_scale = "fixed"\nselection_folds = 0\n',
     "objective": 'name = "sorct"\ndepth = %(depth)d\nselection_folds = 0\n',
-    "rho": 'name = "sorct"\ndepth = %(depth)d\nrho = [0.1]\n',
-    "tao": 'name = "sorct"\ndepth = %(depth)d\ntao_start = true\n',
-    "replay": 'name = "sorct"\ndepth = %(depth)d\nselection_starts = "replay"\n',
-    "softened": 'name = "sorct"\ndepth = %(depth)d\nselection_starts = "softened"\n',
-    "whole3": 'name = "sorct"\ndepth = %(depth)d\nselection_starts = "whole"\nselection_folds = 3\n',
-    "whole2": 'name = "sorct"\ndepth = %(depth)d\nselection_starts = "whole"\nselection_folds = 2\n',
+    "rho": 'name = "sorct"\ndepth = %(depth)d\nrho = [0.1]\n' + BEST_POINT_5,
+    "tao": 'name = "sorct"\ndepth = %(depth)d\ntao_start = true\n' + BEST_POINT_5,
+    "replay": 'name = "sorct"\ndepth = %(depth)d\nselection_starts = "replay"\n'
+              'selection_folds = 5\nselection_fold_solves = 0\n',
+    "softened": 'name = "sorct"\ndepth = %(depth)d\nselection_starts = "softened"\n'
+                'selection_folds = 5\nselection_fold_solves = 0\n',
+    "whole3": 'name = "sorct"\ndepth = %(depth)d\nselection_starts = "whole"\nselection_folds = 3\n'
+              'selection_fold_solves = 0\n',
+    "whole2": 'name = "sorct"\ndepth = %(depth)d\nselection_starts = "whole"\nselection_folds = 2\n'
+              'selection_fold_solves = 0\n',
     "whole3h": 'name = "sorct"\ndepth = %(depth)d\nselection_starts = "whole"\nselection_folds = 3\n'
                'selection_fold_solves = 10\n',
     "whole3m": 'name = "sorct"\ndepth = %(depth)d\nselection_starts = "whole"\nselection_folds = 3\n'
