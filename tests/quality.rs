@@ -111,7 +111,7 @@ fn the_cross_validated_choice_keeps_cart_on_monks3() {
     assert_eq!(kept.origin.as_deref(), Some("selection (cart)"));
     assert_eq!(kept.status, "other_limit_feasible");
     assert!(
-        kept.raw_status.contains("5-fold selection"),
+        kept.raw_status.contains("3-fold selection"),
         "{}",
         kept.raw_status
     );
@@ -145,10 +145,10 @@ fn the_cross_validated_choice_keeps_the_optimized_tree_on_monks1() {
         .unwrap();
     assert_eq!(kept.objective, best_start.objective);
     assert_eq!(kept.test_accuracy, best_start.test_accuracy);
-    // With one random start (one per fold too) the folds' trees do not all find the exact
-    // split: about 0.76 cross-validated against CART's 0.66.
+    // With one random start (one per fold too, from its seed on the fold's rows) the folds'
+    // trees do not all find the exact split: 0.68 cross-validated against CART's 0.61.
     assert!(
-        kept.validation_accuracy.unwrap() > 0.7,
+        kept.validation_accuracy.unwrap() > 0.65,
         "{}",
         kept.raw_status
     );
@@ -167,7 +167,7 @@ fn a_selection_margin_no_tree_clears_returns_cart() {
     );
     let kept = selected(&records);
     assert_eq!(kept.origin.as_deref(), Some("selection (cart)"));
-    let says = "5-fold selection (margin 1000 standard errors)";
+    let says = "3-fold selection (whole multistart per fold) (1 solve a fold) (margin 1000 standard errors)";
     assert!(kept.raw_status.contains(says), "{}", kept.raw_status);
     assert!(
         kept.raw_status
@@ -344,58 +344,82 @@ fn with_tao_start_the_choice_judges_the_tao_tree() {
     );
 }
 
-/// `selection_starts`: the folds solve the multistart's best random start again from its
-/// seed on their own rows ("replay"), its best point climbing the gamma continuation
-/// ("softened"), or all its random starts from their seeds ("whole"), instead of its best
-/// point as a solution (the default). The choice says which, and its folds cost more
-/// iterations (a random start climbs the continuation; the best point, solved at the
-/// target slope, is a solution already). On ionosphere, where
+/// `selection_starts`: the folds solve all the multistart's random starts from their seeds
+/// ("whole", the default), its best random start again from its seed on their own rows
+/// ("replay"), or its best point climbing the gamma continuation ("softened"), instead of
+/// its best point as a solution ("best_point"). The choice says which, and its folds cost
+/// more iterations than the best point's (a random start climbs the continuation; the best
+/// point, solved at the target slope, is a solution already). On ionosphere, where
 /// `split_scale = "data"` raises gamma (to 2048 and more), so that there is a continuation.
 #[test]
 fn selection_starts_say_what_the_folds_solve() {
-    let default = run("ionosphere.csv", "name = \"sorct\"\ndepth = 1");
-    let default = selected(&default);
-    assert!(default.gamma.unwrap() > 512.0, "gamma {:?}", default.gamma);
-    assert!(!default.raw_status.contains("replayed"));
-    assert!(!default.raw_status.contains("softened"));
+    let sorct = "name = \"sorct\"\ndepth = 1";
+    let best_point = run(
+        "ionosphere.csv",
+        &format!("{sorct}\nselection_starts = \"best_point\""),
+    );
+    let best_point = selected(&best_point);
+    assert!(
+        best_point.gamma.unwrap() > 512.0,
+        "gamma {:?}",
+        best_point.gamma
+    );
+    assert!(
+        best_point
+            .raw_status
+            .contains("3-fold selection (1 solve a fold)"),
+        "{}",
+        best_point.raw_status
+    );
     for (key, says) in [
-        ("replay", "5-fold selection (best random starts replayed)"),
-        ("softened", "5-fold selection (best point softened)"),
-        ("whole", "5-fold selection (whole multistart per fold)"),
+        (
+            "",
+            "3-fold selection (whole multistart per fold) (1 solve a fold)",
+        ),
+        (
+            "replay",
+            "3-fold selection (best random starts replayed) (1 solve a fold)",
+        ),
+        (
+            "softened",
+            "3-fold selection (best point softened) (1 solve a fold)",
+        ),
     ] {
-        let records = run(
-            "ionosphere.csv",
-            &format!("name = \"sorct\"\ndepth = 1\nselection_starts = \"{key}\""),
-        );
+        let starts = match key {
+            "" => String::new(),
+            key => format!("selection_starts = \"{key}\""),
+        };
+        let records = run("ionosphere.csv", &format!("{sorct}\n{starts}"));
         let choice = selected(&records);
         assert!(choice.raw_status.contains(says), "{}", choice.raw_status);
         assert!(
-            choice.iterations > default.iterations,
-            "{key}: {} iterations, best point {}",
+            choice.iterations > best_point.iterations,
+            "{says}: {} iterations, best point {}",
             choice.iterations,
-            default.iterations
+            best_point.iterations
         );
     }
 }
 
 /// `selection_fold_solves` sets the folds' solves besides the greedy starts, at most the
 /// split's: with the whole multistart's plan and 3 starts, 1 a fold (the first seeded
-/// start) costs fewer iterations than the plan's every start, 10 a fold is held to the 3
-/// (the same solves as every start), and the choice says what each fold spent.
+/// start) costs fewer iterations than every start (0: the plan's own count), the default
+/// 14 a fold is held to the 3 (the same solves as every start), and the choice says what
+/// each fold spent.
 #[test]
 fn selection_fold_solves_sets_what_each_fold_spends() {
-    let whole = "name = \"sorct\"\ndepth = 1\nselection_starts = \"whole\"";
+    let sorct = "name = \"sorct\"\ndepth = 1";
     let with = |solves: &str| {
-        let records = run_starts("ionosphere.csv", "", &format!("{whole}\n{solves}"), 3);
+        let records = run_starts("ionosphere.csv", "", &format!("{sorct}\n{solves}"), 3);
         selected(&records).clone()
     };
-    let every = with("");
+    let every = with("selection_fold_solves = 0");
     let one = with("selection_fold_solves = 1");
-    let ten = with("selection_fold_solves = 10");
-    let says = "5-fold selection (whole multistart per fold) (1 solve a fold)";
+    let default = with("");
+    let says = "3-fold selection (whole multistart per fold) (1 solve a fold)";
     assert!(one.raw_status.contains(says), "{}", one.raw_status);
-    let says = "5-fold selection (whole multistart per fold) (3 solves a fold)";
-    assert!(ten.raw_status.contains(says), "{}", ten.raw_status);
+    let says = "3-fold selection (whole multistart per fold) (3 solves a fold)";
+    assert!(default.raw_status.contains(says), "{}", default.raw_status);
     assert!(
         !every.raw_status.contains("a fold)"),
         "{}",
@@ -407,5 +431,5 @@ fn selection_fold_solves_sets_what_each_fold_spends() {
         one.iterations,
         every.iterations
     );
-    assert_eq!(ten.iterations, every.iterations);
+    assert_eq!(default.iterations, every.iterations);
 }

@@ -170,8 +170,9 @@ pub trait NlpClassifierFormulation {
         0
     }
     /// Which starts the choice's folds ([`Self::selection_folds`]) solve besides the greedy
-    /// ones: the multistart's best point by default (benches/README "Thirty splits" for
-    /// its optimism).
+    /// ones: the multistart's best point unless the formulation says otherwise (S-ORCT's
+    /// default is the whole multistart per fold; benches/README "Thirty splits" for the
+    /// best point's optimism).
     fn fold_starts(&self) -> crate::starts::FoldStarts {
         crate::starts::FoldStarts::BestPoint
     }

@@ -38,9 +38,10 @@ pub struct StartContext {
 #[serde(rename_all = "snake_case")]
 pub enum FoldStarts {
     /// The multistart's best point, as a solution (at the target slope), then the first
-    /// ceil(N / k) - 1 seeded random starts (the default). The point was fitted on every
-    /// training row, the held-out ones included, so a fold's tree from it is optimistic
-    /// on noisy data.
+    /// ceil(N / k) - 1 seeded random starts (the trait's default: l0tree's and S-ORRT's
+    /// folds, and S-ORCT's until 2026-11-29, whose default is now `Whole`). The point was
+    /// fitted on every training row, the held-out ones included, so a fold's tree from it
+    /// is optimistic on noisy data.
     #[default]
     BestPoint,
     /// The multistart's best ceil(N / k) random starts replayed from their seeds on the

@@ -269,8 +269,8 @@ fn best_seeds(records: &[SolveRecord], count: usize) -> Vec<u64> {
 
 /// The starts of one cross-validation fold of the choice between an optimized and a greedy
 /// tree (`selection.rs`, `regression_selection.rs`): the `greedy` starts, then `plan`'s
-/// (by default the multistart's best point, solved like the greedy starts, with no gamma
-/// continuation: it is a solution already, and the first ceil(starts / folds) - 1 seeded
+/// (by the trait's default the multistart's best point, solved like the greedy starts, with
+/// no gamma continuation: it is a solution already, and the first ceil(starts / folds) - 1 seeded
 /// random starts of `split`: the best point takes the place of one, so the folds cost no
 /// more), random starts drawn by `random_start`; each solved by `solve` (the formulation's
 /// `solve_start` on the fold's problem of `n` variables); `None` when a stop request came
@@ -286,6 +286,9 @@ fn best_seeds(records: &[SolveRecord], count: usize) -> Vec<u64> {
 /// splits"), while on iris and car D=2 they understate it. Replaying the best *start* on
 /// the fold's rows instead (no leak) was measured there too and lost more on the sets the
 /// best point had helped (monks2, ionosphere, sonar at D=1) than it won on those three.
+/// S-ORCT's default plan avoids both faults at a price: each fold runs the split's first 14
+/// random starts again from their seeds on its rows, nothing fitted on a held-out row and
+/// nearly as many starts as the split's (benches/README "The whole multistart per fold").
 pub(crate) fn best_of_fold(
     config: &ExperimentConfig,
     carry: &UnitCarry<'_>,

@@ -1,10 +1,11 @@
 //! The cross-validated choice between a randomized tree's optimized tree and its greedy
 //! start (S-ORCT's and l0tree's `selection_folds`, README "Never worse than CART"): after a
 //! split's multistart, the training rows are dealt into k stratified folds; on each fold the
-//! greedy starts, the multistart's best point and ceil(starts / k) - 1 random starts (or
-//! what S-ORCT's `selection_starts` and `selection_fold_solves` ask for instead) are
-//! solved on the other rows, and every training row is predicted by the fold's
-//! best-objective tree and by the fold's greedy trees kept as they are. The most accurate greedy tree (the simpler one on a tie:
+//! greedy starts and what the formulation's [`FoldStarts`] plan says (S-ORCT's default: the
+//! split's first 14 random starts from their seeds; the trait's: the multistart's best point
+//! and ceil(starts / k) - 1 random starts) are solved on the other rows, and every training
+//! row is predicted by the fold's best-objective tree and by the fold's greedy trees kept
+//! as they are. The most accurate greedy tree (the simpler one on a tie:
 //! CART's axis-aligned tree before S-ORCT's oblique TAO tree, which `tao_start` adds) of
 //! all the training rows is returned unless the optimized trees are more accurate than it
 //! by more than one standard error (the formulation's `selection_margin` of them)
@@ -12,7 +13,7 @@
 //! way one line is added and selected: the returned tree's, carrying the folds' accuracies
 //! and their seconds.
 //!
-//! Why the best point starts each fold: `multistart::best_of_fold`.
+//! What each plan costs and why: `multistart::best_of_fold`, `FoldStarts`.
 //!
 //! Depends on the NLP classifiers' kind (`nlp_classifier.rs`) and the multistart runner.
 
