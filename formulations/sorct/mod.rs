@@ -134,12 +134,13 @@ impl Default for SorctConfig {
 }
 
 /// S-ORCT's default `selection_folds` (l0tree has its own): with the whole multistart per
-/// fold, 3 folds cost less than 5 and were as accurate (benches/README "The whole multistart
-/// per fold").
+/// fold each fold costs about a multistart, so 3 rather than 5; 2 (half the rows a fold)
+/// gave up 15.5 points over 29 cells (benches/README "The whole multistart per fold").
 pub const DEFAULT_SELECTION_FOLDS: usize = 3;
 
 /// S-ORCT's default `selection_fold_solves`: 14 of the paper's 20 random starts a fold kept
-/// the accuracy of all 20 at 3.0 times the multistart alone (all 20: 3.7 times).
+/// the accuracy of all 20 on the 18 cells run with both, at 3.0 times the multistart alone
+/// (all 20: 3.7 times; 10: 2.4 times, 3.6 points lower summed).
 pub const DEFAULT_SELECTION_FOLD_SOLVES: usize = 14;
 
 /// The default `selection_margin` of S-ORCT (l0tree's choice uses it too).

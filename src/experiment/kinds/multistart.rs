@@ -270,11 +270,11 @@ fn best_seeds(records: &[SolveRecord], count: usize) -> Vec<u64> {
 /// The starts of one cross-validation fold of the choice between an optimized and a greedy
 /// tree (`selection.rs`, `regression_selection.rs`): the `greedy` starts, then `plan`'s
 /// (by the trait's default the multistart's best point, solved like the greedy starts, with
-/// no gamma continuation: it is a solution already, and the first ceil(starts / folds) - 1 seeded
-/// random starts of `split`: the best point takes the place of one, so the folds cost no
-/// more), random starts drawn by `random_start`; each solved by `solve` (the formulation's
-/// `solve_start` on the fold's problem of `n` variables); `None` when a stop request came
-/// before or after a solve.
+/// no gamma continuation: it is a solution already, and the first ceil(starts / folds) - 1
+/// seeded random starts of `split`: the best point takes the place of one, so the folds
+/// cost no more), random starts drawn by `random_start`; each solved by `solve` (the
+/// formulation's `solve_start` on the fold's problem of `n` variables); `None` when a stop
+/// request came before or after a solve.
 ///
 /// Why the best point: the tree a split returns is the best of 1 + starts solves, a fold's
 /// would otherwise be the best of 1 + ceil(starts / folds), often in a poorer basin, and

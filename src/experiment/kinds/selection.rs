@@ -5,10 +5,10 @@
 //! split's first 14 random starts from their seeds; the trait's: the multistart's best point
 //! and ceil(starts / k) - 1 random starts) are solved on the other rows, and every training
 //! row is predicted by the fold's best-objective tree and by the fold's greedy trees kept
-//! as they are. The most accurate greedy tree (the simpler one on a tie:
-//! CART's axis-aligned tree before S-ORCT's oblique TAO tree, which `tao_start` adds) of
-//! all the training rows is returned unless the optimized trees are more accurate than it
-//! by more than one standard error (the formulation's `selection_margin` of them)
+//! as they are. The most accurate greedy tree (the simpler one on a tie: CART's
+//! axis-aligned tree before S-ORCT's oblique TAO tree, which `tao_start` adds) of all the
+//! training rows is returned unless the optimized trees are more accurate than it by more
+//! than one standard error (the formulation's `selection_margin` of them)
 //! ([`clearly_better`], [`choose`]); otherwise the multistart's best objective is. Either
 //! way one line is added and selected: the returned tree's, carrying the folds' accuracies
 //! and their seconds.
