@@ -6,16 +6,32 @@ finished on ten splits.
 The previous default's column is read from its 75-cell table in benches/README ("The
 cross-validated choice": means over the same ten seeded splits), whose results files are
 not all on this machine any more; CART's and `whole3m`'s columns are computed from the
-results files under OUT (`cart_table.py run ... --variants cart,whole3m`). The last
-column is each split's seconds over its multistart's alone (every line but the choice's),
-the median over the ten splits: the cost read within one run, whatever the machine's load.
+results files under OUT (`cart_table.py run ... --variants cart,whole3m`, read by its
+`load`). The last column is each split's seconds over its multistart's alone (every line
+but the choice's), the median over the splits: the cost read within one run, whatever the
+machine's load.
 
-usage: against_previous.py --out OUT [--readme benches/README.md]
+usage: against_previous.py --out OUT [--readme benches/README.md] [--splits 10]
 """
-import argparse, json, os, statistics
+import argparse, collections, os, statistics
+
+from cart_table import load, paired_se
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-SPLITS = 10
+
+
+class Row(collections.namedtuple("Row", "name cart old whole se secs ratio")):
+    """One cell: mean test accuracies (%) of CART, the previous default and whole3m, the
+    paired standard error of whole3m - CART, whole3m's median seconds per split and its
+    median time over the multistart's alone."""
+
+    @property
+    def gain(self):
+        return self.whole - self.cart
+
+    @property
+    def old_gain(self):
+        return self.old - self.cart
 
 
 def previous_table(readme):
@@ -33,32 +49,13 @@ def previous_table(readme):
     return table
 
 
-def split_lines(out, variant, cell):
-    path = os.path.join(out, variant, cell, "run", "results.jsonl")
-    by_split = {}
-    if os.path.exists(path):
-        for line in open(path):
-            r = json.loads(line)
-            by_split.setdefault(r["split"], []).append(r)
-    return by_split
-
-
-def selected_accuracy(lines):
-    return 100 * next(r["test_accuracy"] for r in lines if r.get("selected"))
-
-
-def cost(lines):
-    """The split's seconds and their ratio to its multistart's alone."""
-    choice = sum(r["solve_seconds"] for r in lines if (r.get("origin") or "").startswith("selection"))
-    alone = sum(r["solve_seconds"] for r in lines) - choice
-    return alone + choice, (alone + choice) / alone
-
-
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", required=True)
     ap.add_argument("--readme", default=os.path.join(HERE, "../../benches/README.md"))
+    ap.add_argument("--splits", type=int, default=10)
     args = ap.parse_args()
+    n = args.splits
     previous = previous_table(args.readme)
     print("| data set | D | CART | previous default (bestpoint5) | default (whole3m) "
           "| bestpoint5 - CART (pp) | whole3m - CART (pp) +- SE | s/split whole3m "
@@ -66,37 +63,38 @@ def main():
     print("|---|---|---|---|---|---|---|---|---|")
     ran, waiting = [], []
     for (dataset, depth), old in sorted(previous.items(), key=lambda kv: (kv[0][1], kv[0][0])):
-        cell = "%s_d%d" % (dataset, depth)
-        cart, whole = split_lines(args.out, "cart", cell), split_lines(args.out, "whole3m", cell)
-        if len(cart) < SPLITS or len(whole) < SPLITS:
-            waiting.append("%s D=%d" % (dataset, depth))
+        cart, whole = (load(args.out, v, dataset, depth) for v in ("cart", "whole3m"))
+        name = "%s D=%d" % (dataset, depth)
+        if cart is None or whole is None or min(len(cart["acc"]), len(whole["acc"])) < n:
+            waiting.append(name)
             continue
-        c = [selected_accuracy(cart[s]) for s in range(SPLITS)]
-        w = [selected_accuracy(whole[s]) for s in range(SPLITS)]
-        diffs = [b - a for a, b in zip(c, w)]
-        costs = [cost(whole[s]) for s in range(SPLITS)]
-        row = (dataset, depth, statistics.mean(c), old, statistics.mean(w),
-               statistics.mean(diffs), statistics.stdev(diffs) / SPLITS ** 0.5,
-               statistics.median(s for s, _ in costs), statistics.median(r for _, r in costs))
+        c, w = cart["acc"][:n], whole["acc"][:n]
+        row = Row(name, 100 * statistics.mean(c), old, 100 * statistics.mean(w),
+                  paired_se(w, c), statistics.median(whole["secs"][:n]),
+                  statistics.median(whole["alone"][:n]))
         ran.append(row)
-        _, _, cm, old, wm, d, se, secs, ratio = row
         print("| %s | %d | %.1f | %.1f | %.1f | %+.1f%s | %+.1f +- %.1f%s | %.1f | %.2f |" % (
-            dataset, depth, cm, old, wm, old - cm, " **below**" if old - cm < -0.5 else "",
-            d, se, " **below**" if d < -0.5 else "", secs, ratio))
+            dataset, depth, row.cart, old, row.whole, row.old_gain, below_mark(row.old_gain),
+            row.gain, row.se, below_mark(row.gain), row.secs, row.ratio))
     print()
-    below = lambda rows, k: ["%s D=%d" % (r[0], r[1]) for r in rows if k(r) < -0.5]
-    print("cells: %d of %d (not yet run: %s)" % (len(ran), len(previous), ", ".join(waiting) or "none"))
+    print("cells: %d of %d (not yet run: %s)" % (
+        len(ran), len(previous), ", ".join(waiting) or "none"))
+    old_below = [r.name for r in ran if r.old_gain < -0.5]
+    new_below = [r.name for r in ran if r.gain < -0.5]
     print("below CART - 0.5 on these cells: bestpoint5 %d (%s); whole3m %d (%s)" % (
-        len(below(ran, lambda r: r[3] - r[2])), ", ".join(below(ran, lambda r: r[3] - r[2])),
-        len(below(ran, lambda r: r[5])), ", ".join(below(ran, lambda r: r[5]))))
+        len(old_below), ", ".join(old_below), len(new_below), ", ".join(new_below)))
     if ran:
-        print("mean - CART (pp): bestpoint5 %+.2f, whole3m %+.2f; whole3m - bestpoint5 summed %+.1f" % (
-            statistics.mean(r[3] - r[2] for r in ran), statistics.mean(r[5] for r in ran),
-            sum(r[4] - r[3] for r in ran)))
-        ratios = [r[8] for r in ran]
+        print("mean - CART (pp): bestpoint5 %+.2f, whole3m %+.2f; "
+              "whole3m - bestpoint5 summed %+.1f" % (
+                  statistics.mean(r.old_gain for r in ran), statistics.mean(r.gain for r in ran),
+                  sum(r.whole - r.old for r in ran)))
+        ratios = [r.ratio for r in ran]
         print("whole3m time / multistart alone: median %.2f (%.2f-%.2f), above 3 on %d cells" % (
             statistics.median(ratios), min(ratios), max(ratios), sum(x > 3 for x in ratios)))
 
+
+def below_mark(gain):
+    return " **below**" if gain < -0.5 else ""
 
 if __name__ == "__main__":
     main()
