@@ -7,6 +7,8 @@
 //!
 //! The conformance suites test the same contract on small, artificially slowed problems; this
 //! file checks it where the cost is real (long evaluations, factorizations, branch and bound).
+//! `scripts/cargo-test-parallel.sh` runs this binary alone, after the others: a limit is not
+//! measured while another binary takes the cores.
 
 use glassbox::data::{synthetic_oblique, MinMaxScaler};
 use glassbox::formulation::{MilpClassifierFormulation, NlpClassifierFormulation};
