@@ -29,6 +29,11 @@
 //!   the solve returns [`Limit::Time`] at once, with the MIP start as incumbent when it is
 //!   feasible, and CBC finishes in the background (the lock stays held until it does, so a
 //!   later CBC solve waits for it). A limit is thus never exceeded by more than 20% + 1 s.
+//! - `interrupt` (a stop request: Ctrl-C in `glassbox run`) is checked by the same watch,
+//!   every 50 ms: the solve returns [`Limit::Interrupted`] at once (with the MIP start when
+//!   it is feasible) and CBC finishes in the background, by its time limit if it has one (a
+//!   later CBC solve in the process waits for it, as after the watchdog). A request made
+//!   before CBC starts skips CBC.
 //! - `relative_gap` / `absolute_gap` -> `-ratioGap` / `-allowableGap`, defaulting to
 //!   [`glassbox_core::milp::DEFAULT_RELATIVE_GAP`] / [`glassbox_core::milp::DEFAULT_ABSOLUTE_GAP`] (CBC's own
 //!   default relative gap is 0).
@@ -69,7 +74,9 @@
 use coin_cbc::raw;
 use glassbox_core::backend::{BackendEntry, Constructor};
 use glassbox_core::milp::{self, BackendReport, MilpProblem, Sense};
-use glassbox_core::options::{check_raw_options, OptionKind, OptionSpec, RawOptionValue};
+use glassbox_core::options::{
+    check_raw_options, Interrupt, OptionKind, OptionSpec, RawOptionValue,
+};
 use glassbox_core::solver::{Capabilities, MilpSolver};
 use glassbox_core::{GlassboxError, Limit, Result, SolveOptions, SolveResult, TerminationStatus};
 use std::ffi::{c_int, c_void, CString};
@@ -488,6 +495,8 @@ struct Job {
     time_limit: Option<Duration>,
     /// Whether the problem has integer columns of its own.
     is_mip: bool,
+    /// The stop request the watch checks.
+    stop: Option<Interrupt>,
     /// A pause before CBC runs, for the test of the watchdog.
     #[cfg(test)]
     delay: Duration,
@@ -561,6 +570,7 @@ impl Job {
                 .time_limit
                 .and_then(|t| Duration::try_from_secs_f64(t).ok()),
             is_mip,
+            stop: options.interrupt.clone(),
             #[cfg(test)]
             delay: if problem.name == SLOW_PROBLEM {
                 Duration::from_secs(2)
@@ -648,24 +658,57 @@ enum Message {
     Finished(BackendReport),
 }
 
+/// How often the watch checks the stop request while CBC runs.
+const STOP_POLL: Duration = Duration::from_millis(50);
+
+/// What the watch saw first.
+enum Watched {
+    Message(Message),
+    /// The worker thread ended without sending.
+    Lost,
+    /// The deadline passed.
+    Overran,
+    /// A stop was requested.
+    Stopped,
+}
+
+/// The next message from the worker, or the deadline (none: wait without one) or the stop
+/// request if either comes first.
+fn watch(
+    receiver: &mpsc::Receiver<Message>,
+    deadline: Option<Instant>,
+    stop: Option<&Interrupt>,
+) -> Watched {
+    loop {
+        // The time limit wins where both have passed, as in the other backends.
+        let now = Instant::now();
+        if deadline.is_some_and(|d| now >= d) {
+            return Watched::Overran;
+        }
+        if stop.is_some_and(Interrupt::requested) {
+            return Watched::Stopped;
+        }
+        let mut wait = deadline.map_or(Duration::MAX, |d| d - now);
+        if stop.is_some() {
+            wait = wait.min(STOP_POLL);
+        }
+        match receiver.recv_timeout(wait) {
+            Ok(message) => return Watched::Message(message),
+            Err(mpsc::RecvTimeoutError::Disconnected) => return Watched::Lost,
+            Err(mpsc::RecvTimeoutError::Timeout) => {}
+        }
+    }
+}
+
 /// Runs `job` on a worker thread under the lock and waits for it, at most until the
-/// watchdog's deadline. Returns the report and the moment the solve started.
+/// watchdog's deadline or a stop request. Returns the report and the moment the solve
+/// started (the moment the wait ended where the solve never held the lock).
 fn run_watched(job: Job, limit: Option<Duration>) -> (BackendReport, Instant) {
-    let (sender, receiver) = mpsc::channel();
-    let spawned = std::thread::Builder::new()
-        .name("glassbox-cbc".into())
-        .stack_size(64 << 20)
-        .spawn(move || {
-            let _lock = CBC_LOCK.lock().unwrap_or_else(|p| p.into_inner());
-            let started = Instant::now();
-            let _ = sender.send(Message::Started(started));
-            let report = run_cbc(&job, started);
-            let _ = sender.send(Message::Finished(report));
-        });
-    let failed = |why: &str, clock: Instant| {
+    let stop = job.stop.clone();
+    let without_cbc = |status: TerminationStatus, why: &str, clock: Instant| {
         (
             BackendReport {
-                status: TerminationStatus::Error,
+                status,
                 primal: None,
                 dual_bound: None,
                 iterations: 0,
@@ -675,46 +718,56 @@ fn run_watched(job: Job, limit: Option<Duration>) -> (BackendReport, Instant) {
             clock,
         )
     };
+    let stopped = |clock| {
+        without_cbc(
+            TerminationStatus::NoSolutionAtLimit(Limit::Interrupted),
+            "stop requested: glassbox returned without CBC (CBC finishes in the background)",
+            clock,
+        )
+    };
+    let failed = |why: &str, clock| without_cbc(TerminationStatus::Error, why, clock);
+    if stop.as_ref().is_some_and(Interrupt::requested) {
+        return stopped(Instant::now());
+    }
+    let (sender, receiver) = mpsc::channel();
+    let spawned = std::thread::Builder::new()
+        .name("glassbox-cbc".into())
+        .stack_size(64 << 20)
+        .spawn(move || {
+            let _lock = CBC_LOCK.lock().unwrap_or_else(|p| p.into_inner());
+            if job.stop.as_ref().is_some_and(Interrupt::requested) {
+                return; // the caller has returned: CBC is not needed
+            }
+            let started = Instant::now();
+            let _ = sender.send(Message::Started(started));
+            let report = run_cbc(&job, started);
+            let _ = sender.send(Message::Finished(report));
+        });
     if spawned.is_err() {
         return failed("could not start a thread for CBC", Instant::now());
     }
-    let started = match receiver.recv() {
-        Ok(Message::Started(t)) => t,
+    // Another solve (one the watchdog left behind) may hold the lock: no deadline yet.
+    let started = match watch(&receiver, None, stop.as_ref()) {
+        Watched::Message(Message::Started(t)) => t,
+        Watched::Stopped => return stopped(Instant::now()),
         _ => return failed("the CBC thread stopped before it started", Instant::now()),
     };
-    let finished = match limit {
-        None => receiver.recv().map_err(|_| false),
-        Some(limit) => {
-            let watchdog = started + limit + grace(limit);
-            let wait = watchdog.saturating_duration_since(Instant::now());
-            receiver
-                .recv_timeout(wait)
-                .map_err(|e| e == mpsc::RecvTimeoutError::Timeout)
-        }
-    };
-    match finished {
-        Ok(Message::Finished(report)) => (report, started),
-        Ok(Message::Started(_)) | Err(false) => failed(
+    let watchdog = limit.map(|limit| started + limit + grace(limit));
+    match watch(&receiver, watchdog, stop.as_ref()) {
+        Watched::Message(Message::Finished(report)) => (report, started),
+        Watched::Message(Message::Started(_)) | Watched::Lost => failed(
             "CBC failed (the thread that ran it stopped without an answer)",
             started,
         ),
-        Err(true) => {
-            // CBC overran: return now, with the MIP start if it is feasible (added by
-            // `assemble_result`), and let CBC finish in the background.
-            (
-                BackendReport {
-                    status: TerminationStatus::NoSolutionAtLimit(Limit::Time),
-                    primal: None,
-                    dual_bound: None,
-                    iterations: 0,
-                    nodes: None,
-                    raw_status: "CBC had not stopped at the time limit: glassbox's watchdog \
-                                 returned without it (CBC finishes in the background)"
-                        .to_string(),
-                },
-                started,
-            )
-        }
+        Watched::Stopped => stopped(started),
+        // CBC overran: return now, with the MIP start if it is feasible (added by
+        // `assemble_result`), and let CBC finish in the background.
+        Watched::Overran => without_cbc(
+            TerminationStatus::NoSolutionAtLimit(Limit::Time),
+            "CBC had not stopped at the time limit: glassbox's watchdog returned without it \
+             (CBC finishes in the background)",
+            started,
+        ),
     }
 }
 
@@ -876,6 +929,8 @@ mod tests {
     use super::*;
     use crate::test_problems::{parity, small_lp, small_mip};
     use crate::test_support::{self, raw};
+    use std::sync::atomic::AtomicBool;
+    use std::sync::Arc;
 
     const INF: f64 = f64::INFINITY;
 
@@ -1120,6 +1175,52 @@ mod tests {
             result.raw_status
         );
         // The next solve waits for the abandoned one, then works.
+        let result = solve(&small_mip(), &SolveOptions::default());
+        assert_eq!(result.objective, Some(13.0));
+    }
+
+    /// A stop request while CBC runs returns at once with the MIP start as incumbent; CBC
+    /// finishes in the background and the next solve waits for it. A request made before
+    /// the solve skips CBC.
+    #[test]
+    fn a_stop_request_returns_without_cbc() {
+        let flag = Arc::new(AtomicBool::new(false));
+        let mut problem = small_mip();
+        problem.name = SLOW_PROBLEM.to_string(); // CBC starts 2 s after the lock
+        let options = SolveOptions {
+            interrupt: Some(Interrupt::new(flag.clone())),
+            ..SolveOptions::default()
+        }
+        .with_warm_start(Some(glassbox_core::WarmStart::primal(vec![1.0, 1.0, 0.0])));
+        let setter = {
+            let flag = flag.clone();
+            std::thread::spawn(move || {
+                std::thread::sleep(Duration::from_millis(200));
+                flag.store(true, std::sync::atomic::Ordering::SeqCst);
+            })
+        };
+        let clock = Instant::now();
+        let result = solve(&problem, &options);
+        let elapsed = clock.elapsed().as_secs_f64();
+        setter.join().unwrap();
+        assert!((0.2..1.0).contains(&elapsed), "{elapsed} s");
+        assert_eq!(
+            result.status,
+            TerminationStatus::FeasibleAtLimit(Limit::Interrupted),
+            "{}",
+            result.raw_status
+        );
+        assert_eq!(result.objective, Some(9.0));
+        assert!(
+            result.raw_status.contains("stop requested"),
+            "{}",
+            result.raw_status
+        );
+        // Requested before the solve: no CBC, no wait for the one in the background.
+        let clock = Instant::now();
+        let result = solve(&small_mip(), &options);
+        assert!(clock.elapsed().as_secs_f64() < 0.5);
+        assert_eq!(result.status.limit(), Some(Limit::Interrupted));
         let result = solve(&small_mip(), &SolveOptions::default());
         assert_eq!(result.objective, Some(13.0));
     }

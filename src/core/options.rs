@@ -187,7 +187,7 @@ pub struct SolveOptions {
     /// Backend-specific options, checked against the backend's declared options.
     pub raw: BTreeMap<String, RawOptionValue>,
     /// Set from outside (a Ctrl-C, SIGTERM) to stop the solve early: the backends that
-    /// check it (IPOPT, HiGHS, lbfgs, torch) return at their next iteration with
+    /// check it (IPOPT, HiGHS, lbfgs, torch, CBC) return at their next iteration with
     /// [`Limit::Interrupted`](crate::Limit::Interrupted). Not part of a config: the
     /// experiment engine sets it.
     #[serde(skip)]

@@ -15,8 +15,9 @@
 //!   separate processes solve in parallel.
 //! - A stop request (SIGINT / SIGTERM through the flag the CLI sets) ends the running solves
 //!   at their next iteration where the backend checks it (IPOPT, HiGHS, lbfgs, torch and dp
-//!   through `SolveOptions::interrupt`, TMO through `TrainingSet::interrupt`; CBC and the
-//!   other heuristics finish their solve); the end of the time budget lets them finish.
+//!   through `SolveOptions::interrupt`, TMO through `TrainingSet::interrupt`; the CBC
+//!   backend returns within 50 ms and leaves CBC to finish in the background; the other
+//!   heuristics finish their solve); the end of the time budget lets them finish.
 //!   Either way their units are abandoned and the run ends with every finished unit on disk.
 
 use super::grid::{Cell, Experiment, InnerMetric, Protocol};
@@ -77,7 +78,7 @@ pub struct RunOptions {
     /// Draw a progress bar on stderr.
     pub progress: bool,
     /// Set (by a signal handler) to stop: running solves end at their next iteration where
-    /// the backend checks it (IPOPT, HiGHS, lbfgs, torch; the others finish), their units are
+    /// the backend checks it (IPOPT, HiGHS, lbfgs, torch, CBC; the others finish), their units are
     /// abandoned.
     pub stop: Arc<AtomicBool>,
 }
