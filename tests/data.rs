@@ -3,10 +3,11 @@
 
 use glassbox::data::{
     stratified_kfold, stratified_split, synthetic_oblique, ClassificationData, ColumnData,
-    ColumnEncoding, CsvOptions, Encoding, MinMaxScaler, Table,
+    ColumnEncoding, CsvOptions, DummyCoding, Encoding, MinMaxScaler, Table,
 };
+use glassbox::experiment::{EngineData, ExperimentConfig};
 use glassbox::GlassboxError;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 fn dataset(name: &str) -> PathBuf {
     PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/datasets")).join(name)
@@ -387,6 +388,77 @@ fn text_columns_are_detected_categorical_and_dummy_coded() {
         data.x.row(0).iter().copied().collect::<Vec<_>>(),
         [0.0, 1.0, 1.0]
     );
+}
+
+/// `DummyCoding::All` gives every level a feature (one-hot), in classification and in
+/// regression, and the model's encoding codes new rows alike.
+#[test]
+fn every_level_is_coded_with_dummies_all() {
+    let t = read("color,n,target\nred,1,a\nblue,2,b\ngreen,3,a\nblue,4,b\n").unwrap();
+    let data = t.encode_classification_with(DummyCoding::All).unwrap();
+    assert_eq!(
+        data.feature_names,
+        ["color=blue", "color=green", "color=red", "n"]
+    );
+    assert_eq!(
+        data.x.row(1).iter().copied().collect::<Vec<_>>(),
+        [1.0, 0.0, 0.0, 2.0]
+    );
+    let encoding = Encoding::fit_with(&t, DummyCoding::All);
+    assert_eq!(encoding, data.encoding);
+    let json = serde_json::to_string(&encoding).unwrap();
+    assert_eq!(serde_json::from_str::<Encoding>(&json).unwrap(), encoding);
+    let new = read("n,color,target\n5,blue,a\n").unwrap();
+    assert_eq!(
+        encoding
+            .transform(&new)
+            .unwrap()
+            .row(0)
+            .iter()
+            .copied()
+            .collect::<Vec<_>>(),
+        [1.0, 0.0, 0.0, 5.0]
+    );
+    let options = CsvOptions {
+        target: "y".into(),
+        ..CsvOptions::default()
+    };
+    let regression = Table::from_reader("r.csv", "color,y\nred,1\nblue,2\n".as_bytes(), &options)
+        .unwrap()
+        .encode_regression_with(DummyCoding::All)
+        .unwrap();
+    assert_eq!(regression.feature_names, ["color=blue", "color=red"]);
+}
+
+/// A config's `data.dummies` reaches the engine's encoding: car's 6 categorical columns
+/// have 21 levels, 15 features without each column's first; an unknown coding is refused
+/// naming the key and the values it takes.
+#[test]
+fn the_config_chooses_the_dummy_coding() {
+    let path = dataset("car.csv");
+    for (line, features) in [
+        ("", 15),
+        ("dummies = \"drop_first\"\n", 15),
+        ("dummies = \"all\"\n", 21),
+    ] {
+        let text = format!(
+            "[data]\npath = {:?}\ncategorical = [\"doors\", \"persons\"]\n{line}\n\
+             [formulation]\nname = \"cart\"\ndepth = 2\n",
+            path.display().to_string()
+        );
+        let config = ExperimentConfig::parse(Path::new("config.toml"), &text).unwrap();
+        let data = EngineData::load(&config, false).unwrap();
+        assert_eq!(
+            data.classification("cart").unwrap().x.ncols(),
+            features,
+            "{line}"
+        );
+    }
+    let text = "[data]\npath = \"car.csv\"\ndummies = \"none\"\n\n[formulation]\nname = \"cart\"\n";
+    let message = ExperimentConfig::parse(Path::new("config.toml"), text)
+        .unwrap_err()
+        .to_string();
+    assert_mentions(&message, &["dummies", "none", "drop_first", "all"]);
 }
 
 #[test]

@@ -101,6 +101,15 @@ proptest! {
         swapped.feature_names.reverse();
         swapped.columns.reverse();
         prop_assert_eq!(encoding.transform(&swapped).unwrap(), x);
+        // Every level coded (data.dummies = "all"): one-hot, the reference included.
+        let all = data::Encoding::fit_with(&table, data::DummyCoding::All)
+            .transform(&table)
+            .unwrap();
+        prop_assert_eq!(all.ncols(), 1 + distinct.len());
+        for i in 0..n {
+            let ones: f64 = (1..all.ncols()).map(|j| all[(i, j)]).sum();
+            prop_assert_eq!(ones, 1.0);
+        }
     }
 
     #[test]

@@ -37,6 +37,9 @@ Variants (one results folder each under OUT):
            settings, written out.
   rho      bestpoint5 with the performance constraints of the S-ORCT paper's Tables 3
            and 4 (rho_k = 0.1), for their lambda = 0 rows (`paper_rows`).
+  V+onehot variant V with every level of a categorical column dummy coded (data.dummies =
+           "all") instead of every level but the first: e.g. `paper+onehot`,
+           `whole3m+onehot`, `cart+onehot`.
 
 usage:
   cart_table.py run GLASSBOX --out DIR [--variants cart,paper,default] [--datasets a,b]
@@ -123,11 +126,15 @@ def cells(args):
 
 def config(variant, dataset, depth, splits, starts):
     _, categorical, drop = SETS[dataset]
-    text = ('[data]\npath = "%s"\ncategorical = %s\ndrop_missing = %s\n\n[split]\n'
+    base, _, coding = variant.partition("+")
+    if coding not in ("", "onehot"):
+        raise SystemExit("unknown variant %r: the suffix can only be +onehot" % variant)
+    text = ('[data]\npath = "%s"\ncategorical = %s\ndrop_missing = %s\n%s\n[split]\n'
             'test_fraction = 0.25\nrepeats = %d\nseed = 1\n\n[formulation]\n'
-            % (os.path.join(DATA, dataset + ".csv"), categorical, str(drop).lower(), splits))
-    text += VARIANTS[variant] % {"depth": depth}
-    if variant != "cart":
+            % (os.path.join(DATA, dataset + ".csv"), categorical, str(drop).lower(),
+               'dummies = "all"\n' if coding else "", splits))
+    text += VARIANTS[base] % {"depth": depth}
+    if base != "cart":
         text += SOLVER % {"starts": starts}
     # The engine makes the cell resumable split by split.
     text += '\n[experiment]\nsave_models = false\n'
@@ -230,7 +237,7 @@ def load(out, variant, dataset, depth):
         return None
     res = new_result()
     for s, of in lines:
-        sel = of if variant == "cart" else [r for r in of if r.get("selected")]
+        sel = of if variant.partition("+")[0] == "cart" else [r for r in of if r.get("selected")]
         if sel:
             add_split(res, s, of, sel[0], sel[0]["test_accuracy"], sel[0].get("origin"))
     return res

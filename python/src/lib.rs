@@ -226,14 +226,15 @@ fn fit(
         ExperimentConfig::parse_with(Path::new("<python>"), &text, Registry::shared_builtin())
             .map_err(to_py_err)?;
     // Ctrl-C reaches the running solve too (IPOPT, HiGHS, lbfgs and torch stop at their next
-    // iteration).
+    // iteration, CBC's backend returns within 50 ms).
     let stop = Arc::new(AtomicBool::new(false));
     config.solver.options.interrupt = Some(Interrupt::new(stop.clone()));
 
     let table = columns_table(IN_MEMORY, columns, target_name, target)?;
     let formulation = config.formulation.clone();
     let unit = interruptible(py, &stop, || {
-        let data = EngineData::of_table(table, None, formulation.regression())?;
+        let data =
+            EngineData::of_table(table, None, formulation.regression(), config.data.dummies)?;
         formulation.check(&config, &data)?;
         let rows: Vec<usize> = (0..data.n_samples()).collect();
         let split = SplitSpec {

@@ -6,7 +6,7 @@
 //! Depends on the core, the registry and the engine's view of a formulation.
 
 use super::unit::Formulation;
-use crate::data::{self, CsvOptions, Table};
+use crate::data::{self, CsvOptions, DummyCoding, Table};
 use crate::formulations::decomposition::DecompositionConfig;
 use crate::registry::{self, Registry};
 use crate::{GlassboxError, Result, SolveOptions};
@@ -34,6 +34,11 @@ pub struct DataConfig {
     /// Columns to treat as categorical (non-numeric columns are detected).
     #[serde(default)]
     pub categorical: Vec<String>,
+    /// Which levels of a categorical column get a 0/1 feature: `"drop_first"` (the
+    /// default) or `"all"` (one-hot). Written only when not the default, so the configs
+    /// that do not say keep their fingerprints.
+    #[serde(default, skip_serializing_if = "DummyCoding::is_default")]
+    pub dummies: DummyCoding,
     /// Drop rows with missing cells (`?` or empty) instead of failing.
     #[serde(default)]
     pub drop_missing: bool,

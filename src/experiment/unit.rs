@@ -13,7 +13,7 @@
 
 use super::engine::SplitSpec;
 use super::{ExperimentConfig, SolveRecord};
-use crate::data::{ClassificationData, RegressionData, Table};
+use crate::data::{ClassificationData, DummyCoding, RegressionData, Table};
 use crate::model::{FittedModel, JsonValue};
 use crate::nlp::NlpProblem;
 use crate::{GlassboxError, Result};
@@ -119,17 +119,23 @@ impl EngineData {
     /// classification task.
     pub fn load(config: &ExperimentConfig, regression: bool) -> Result<Self> {
         let (table, fixed_train) = config.load_data()?;
-        Self::of_table(table, fixed_train, regression)
+        Self::of_table(table, fixed_train, regression, config.data.dummies)
     }
 
     /// The rows of `table` (its first `fixed_train` rows the training part of a fixed
-    /// split, if given) encoded for a regression (`regression`) or a classification task:
-    /// for programs that hold their data in memory (the Python package).
-    pub fn of_table(table: Table, fixed_train: Option<usize>, regression: bool) -> Result<Self> {
+    /// split, if given) encoded for a regression (`regression`) or a classification task,
+    /// categorical columns coded by `dummies`: for programs that hold their data in memory
+    /// (the Python package).
+    pub fn of_table(
+        table: Table,
+        fixed_train: Option<usize>,
+        regression: bool,
+        dummies: DummyCoding,
+    ) -> Result<Self> {
         let encoded = if regression {
-            Encoded::Regression(table.encode_regression()?)
+            Encoded::Regression(table.encode_regression_with(dummies)?)
         } else {
-            Encoded::Classification(table.encode_classification()?)
+            Encoded::Classification(table.encode_classification_with(dummies)?)
         };
         Ok(EngineData {
             table,

@@ -1,8 +1,8 @@
-//! Encoding a [`Table`] into numbers: the features through a drop-first dummy [`Encoding`]
-//! fitted on the table (numeric columns as they are, one 0/1 feature per level but the
-//! first of a categorical column), the target as class indices ([`ClassificationData`]) or
-//! numbers ([`RegressionData`]); and reading a file to predict on as a model's encoding
-//! expects it ([`read_for_model`]).
+//! Encoding a [`Table`] into numbers: the features through a dummy [`Encoding`] fitted on
+//! the table (numeric columns as they are, one 0/1 feature per level of a categorical
+//! column but the first, or per level with [`DummyCoding::All`]), the target as class
+//! indices ([`ClassificationData`]) or numbers ([`RegressionData`]); and reading a file to
+//! predict on as a model's encoding expects it ([`read_for_model`]).
 //!
 //! Depends on the core's error type, `table.rs` and `split.rs` (the splits of
 //! [`ClassificationData`]), and on `nalgebra` and `serde`.
@@ -46,11 +46,53 @@ fn distinct_sorted(values: &[String]) -> Vec<String> {
     levels
 }
 
+/// Which levels of a categorical column get a 0/1 feature (config key `data.dummies`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DummyCoding {
+    /// Every level but the first (sorted), the reference, whose rows are all zeros: no
+    /// feature is a linear combination of the others. The default.
+    #[default]
+    DropFirst,
+    /// Every level: one-hot. An oblique split (bounded coefficients, the S-ORCT paper's
+    /// `a x / p`) then weighs every level directly, the reference included; the S-ORCT
+    /// paper's "dummy predictor variables" read this way reproduce its car and monks2 rows
+    /// more closely (benches/README "Dummy coding").
+    All,
+}
+
+impl DummyCoding {
+    /// Whether this is the default (a config that does not say is unchanged).
+    pub fn is_default(&self) -> bool {
+        *self == DummyCoding::default()
+    }
+}
+
+/// Read by hand so that a wrong value names the config key (serde's message would not).
+impl<'de> Deserialize<'de> for DummyCoding {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        let text = String::deserialize(d)?;
+        match text.as_str() {
+            "drop_first" => Ok(DummyCoding::DropFirst),
+            "all" => Ok(DummyCoding::All),
+            other => Err(serde::de::Error::custom(format!(
+                "dummies = {other:?}: the dummy coding is \"drop_first\" (every level but the \
+                 first, the default) or \"all\" (every level)"
+            ))),
+        }
+    }
+}
+
 impl Table {
     /// Encodes the table for classification: the features through a drop-first dummy
     /// [`Encoding`] fitted on this table, the target as class indices into the sorted
     /// distinct target labels (numeric order when every label is a number).
     pub fn encode_classification(&self) -> Result<ClassificationData> {
+        self.encode_classification_with(DummyCoding::default())
+    }
+
+    /// [`Table::encode_classification`] with the categorical columns coded by `dummies`.
+    pub fn encode_classification_with(&self, dummies: DummyCoding) -> Result<ClassificationData> {
         self.check_shape()?;
         let classes = distinct_sorted(&self.target);
         if classes.len() < 2 {
@@ -70,7 +112,7 @@ impl Table {
             .map(|(k, c)| (c.as_str(), k))
             .collect();
         let y = self.target.iter().map(|t| index[t.as_str()]).collect();
-        let encoding = Encoding::fit(self);
+        let encoding = Encoding::fit_with(self, dummies);
         let x = encoding.transform(self)?;
         Ok(ClassificationData {
             x,
@@ -85,6 +127,11 @@ impl Table {
     /// Encodes the table for regression: the features as in
     /// [`Table::encode_classification`], the target parsed as finite numbers.
     pub fn encode_regression(&self) -> Result<RegressionData> {
+        self.encode_regression_with(DummyCoding::default())
+    }
+
+    /// [`Table::encode_regression`] with the categorical columns coded by `dummies`.
+    pub fn encode_regression_with(&self, dummies: DummyCoding) -> Result<RegressionData> {
         self.check_shape()?;
         let mut y = Vec::with_capacity(self.n_rows());
         for (i, t) in self.target.iter().enumerate() {
@@ -104,7 +151,7 @@ impl Table {
                 }
             }
         }
-        let encoding = Encoding::fit(self);
+        let encoding = Encoding::fit_with(self, dummies);
         let x = encoding.transform(self)?;
         Ok(RegressionData {
             x,
@@ -157,14 +204,15 @@ pub enum ColumnEncoding {
         /// The column's name.
         name: String,
     },
-    /// A categorical column, drop-first dummy coded: one 0/1 feature `"name=level"` per
-    /// level in `kept`; a row at the first level (the reference) is all zeros.
+    /// A categorical column, dummy coded: one 0/1 feature `"name=level"` per level in
+    /// `kept`; a row at a level not kept (the first, with drop-first coding) is all zeros.
     Dummies {
         /// The column's name.
         name: String,
         /// All levels seen when fitting, sorted (numerically if every level is a number).
         levels: Vec<String>,
-        /// The levels that get a feature: `levels[1..]`.
+        /// The levels that get a feature: `levels[1..]` ([`DummyCoding::DropFirst`]) or all
+        /// of them ([`DummyCoding::All`]).
         kept: Vec<String>,
     },
 }
@@ -187,7 +235,7 @@ impl ColumnEncoding {
 }
 
 /// How the raw columns of a [`Table`] map to the encoded feature matrix: for each raw
-/// column, in order, either the number itself or drop-first dummies. Fitted on one table,
+/// column, in order, either the number itself or dummies. Fitted on one table,
 /// it encodes others (e.g. new data to predict on) the same way; it serializes with a model.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Encoding {
@@ -199,6 +247,15 @@ impl Encoding {
     /// Fits the encoding on `table`: numeric columns stay, categorical columns get one
     /// dummy per level but the first (sorted).
     pub fn fit(table: &Table) -> Encoding {
+        Encoding::fit_with(table, DummyCoding::default())
+    }
+
+    /// Fits the encoding on `table` with the categorical columns coded by `dummies`.
+    pub fn fit_with(table: &Table, dummies: DummyCoding) -> Encoding {
+        let first_kept = match dummies {
+            DummyCoding::DropFirst => 1,
+            DummyCoding::All => 0,
+        };
         let columns = table
             .feature_names
             .iter()
@@ -207,7 +264,7 @@ impl Encoding {
                 ColumnData::Numeric(_) => ColumnEncoding::Numeric { name: name.clone() },
                 ColumnData::Categorical(values) => {
                     let levels = distinct_sorted(values);
-                    let kept = levels.iter().skip(1).cloned().collect();
+                    let kept = levels.iter().skip(first_kept).cloned().collect();
                     ColumnEncoding::Dummies {
                         name: name.clone(),
                         levels,

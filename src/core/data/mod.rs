@@ -2,8 +2,9 @@
 //! - `table.rs`: reading a CSV file into a typed [`Table`] (header, missing cells, column
 //!   typing), and joining two tables ([`Table::append`]);
 //! - `encoding.rs`: encoding a table into a numeric matrix for classification
-//!   ([`ClassificationData`]) or regression ([`RegressionData`]) through a drop-first dummy
-//!   [`Encoding`] that a model keeps to encode new data alike ([`read_for_model`]);
+//!   ([`ClassificationData`]) or regression ([`RegressionData`]) through a dummy
+//!   [`Encoding`] (drop-first, or one-hot: [`DummyCoding`]) that a model keeps to encode
+//!   new data alike ([`read_for_model`]);
 //! - `scaling.rs`: min-max scaling fitted on training rows ([`MinMaxScaler`]);
 //! - `split.rs`: seeded stratified splits ([`stratified_split`], [`stratified_kfold`]) and a
 //!   seeded random split for regression ([`random_split`]).
@@ -26,7 +27,9 @@ mod split;
 mod table;
 
 pub use crate::synthetic::synthetic_oblique;
-pub use encoding::{read_for_model, ClassificationData, ColumnEncoding, Encoding, RegressionData};
+pub use encoding::{
+    read_for_model, ClassificationData, ColumnEncoding, DummyCoding, Encoding, RegressionData,
+};
 pub use scaling::MinMaxScaler;
 pub use split::{random_split, stratified_kfold, stratified_split, stratified_split_named};
 pub use table::{ColumnData, CsvOptions, Table};
