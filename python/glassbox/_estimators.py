@@ -14,7 +14,9 @@ One class per learning problem of the registry (no hand-written class per formul
   `glassbox.solvers()`), `solver_options` (a dict of the backend's raw options, checked as a
   config's `[solver] raw`), `time_limit` (wall-clock seconds per solve), `n_starts` (random
   starts of the multistart), `random_state` (the seed of the starts; for a learner with a
-  `seed` parameter, that seed), `warm_start` and `verbose`. A formulation without a backend
+  `seed` parameter, that seed), `warm_start`, `verbose` and `dummies` (how categorical
+  columns are coded: "drop_first", every level but the first, or "all", a config's `[data]
+  dummies`). A formulation without a backend
   (the heuristic learners) has no `solver`, `solver_options` and `n_starts` (nor
   `time_limit`, unless it has its own). A parameter whose name is a Python keyword gets a
   clear name (`lambda` -> `lam`); one that collides with an estimator parameter is prefixed
@@ -70,7 +72,9 @@ KEYWORD_NAMES = {"lambda": "lam"}
 BINARY_ONLY = {"loss_tree", "ors", "ogrs"}
 
 # The estimator's own parameters, after the formulation's.
-COMMON = ("solver", "solver_options", "time_limit", "n_starts", "random_state", "warm_start", "verbose")
+COMMON = ("solver", "solver_options", "time_limit", "n_starts", "random_state", "warm_start", "verbose", "dummies")
+# The values of `dummies` (a config's `[data] dummies`).
+DUMMY_CODINGS = ("drop_first", "all")
 
 
 class SolverError(RuntimeError):
@@ -139,6 +143,8 @@ class GlassboxEstimator(BaseEstimator):
         return table
 
     def _check_params(self):
+        if self.dummies not in DUMMY_CODINGS:
+            raise ValueError(f"dummies must be one of {DUMMY_CODINGS}, got {self.dummies!r}")
         if self._uses_solver:
             if not isinstance(self.n_starts, (int, np.integer)) or self.n_starts < 1:
                 raise ValueError(f"n_starts must be an integer >= 1, got {self.n_starts!r}")
@@ -240,6 +246,7 @@ class GlassboxEstimator(BaseEstimator):
                 int(starts),
                 _seed(self.random_state) if self.random_state is not None else 1,
                 warm_path,
+                self.dummies,
             )
         records = json.loads(records)
         if model is None:
@@ -395,7 +402,7 @@ def make_estimator(entry, task, probe, backends, criterion=None):
     "regression"); `probe` is the extension's reading of its default config, `backends` the
     compiled backends, `criterion` the default criterion of a learner's other task."""
     uses_solver = probe["uses_solver"]
-    common = set(COMMON) if uses_solver else {"random_state", "warm_start", "verbose"}
+    common = set(COMMON) if uses_solver else {"random_state", "warm_start", "verbose", "dummies"}
     params = {}
     seed_param = None
     defaults_override = {}
@@ -421,11 +428,17 @@ def make_estimator(entry, task, probe, backends, criterion=None):
             ("random_state", seed_default),
             ("warm_start", False),
             ("verbose", 0),
+            ("dummies", "drop_first"),
         ]
     else:
         default_solver = None
         seed_default = next((p["value"] for p in entry["parameters"] if p["name"] == "seed"), 1)
-        extra = [("random_state", seed_default), ("warm_start", False), ("verbose", 0)]
+        extra = [
+            ("random_state", seed_default),
+            ("warm_start", False),
+            ("verbose", 0),
+            ("dummies", "drop_first"),
+        ]
     signature = own + extra
     namespace = {f"{name}_default": default for name, default in signature}
     exec(_init_source(signature), namespace)  # noqa: S102 - names are checked identifiers
@@ -478,6 +491,7 @@ def _class_doc(entry, params, uses_solver):
         "random_state : int, seed of the random starts (of the learner for a learner)",
         "warm_start : bool, a refit starts from the previous fit's model (where the formulation can start from one; otherwise it refits from scratch)",
         "verbose : int, 0 silent, 1 a line per solve, 2 the backend's log",
+        "dummies : str, how categorical columns are coded: 'drop_first' (every level but the first) or 'all' (every level)",
     ]
     return "\n".join(lines)
 

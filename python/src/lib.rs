@@ -176,10 +176,11 @@ fn interruptible<T: Send>(
 /// of `starts` random starts seeded by `seed` (and the saved model `warm_start`, if given),
 /// solved by backend `solver` with `time_limit`, `verbosity` and raw options
 /// `solver_options` (a JSON object, checked against the backend's as a config's `[solver]
-/// raw` table). Returns the selected model (none when no start gave a usable solution) and
-/// the results lines of the solves as a JSON array.
+/// raw` table), categorical columns coded by `dummies` (a config's `[data] dummies`).
+/// Returns the selected model (none when no start gave a usable solution) and the results
+/// lines of the solves as a JSON array.
 #[pyfunction]
-#[pyo3(signature = (name, params, columns, target_name, target, solver, solver_options, time_limit, verbosity, starts, seed, warm_start))]
+#[pyo3(signature = (name, params, columns, target_name, target, solver, solver_options, time_limit, verbosity, starts, seed, warm_start, dummies))]
 #[allow(clippy::too_many_arguments)]
 fn fit(
     py: Python<'_>,
@@ -195,11 +196,13 @@ fn fit(
     starts: usize,
     seed: u64,
     warm_start: Option<PathBuf>,
+    dummies: &str,
 ) -> PyResult<(Option<Model>, String)> {
     let mut config = toml::Table::new();
     let mut data = toml::Table::new();
     data.insert("path".into(), IN_MEMORY.into());
     data.insert("target".into(), target_name.into());
+    data.insert("dummies".into(), dummies.into());
     config.insert("data".into(), data.into());
     let mut formulation = json_to_toml(params)?;
     formulation.insert("name".into(), name.into());

@@ -116,6 +116,16 @@ def test_categorical_columns_are_dummy_coded(iris):
     unseen["size"] = "huge"
     with pytest.raises(ValueError, match="level 'huge' was not seen"):
         model.predict(unseen)
+    # Every level coded (a config's `[data] dummies = "all"`): the first levels get theirs.
+    names = model._fitted._native.feature_names
+    assert "size=large" not in names and "kind=narrow" not in names
+    every = glassbox.CARTClassifier(depth=3, dummies="all").fit(X, y)
+    names = every._fitted._native.feature_names
+    assert {"size=large", "size=small", "kind=narrow", "kind=wide"} <= set(names)
+    assert len(names) == len(model._fitted._native.feature_names) + 2
+    np.testing.assert_array_equal(every.predict(X.head(5)), every.predict(X.head(5)))
+    with pytest.raises(ValueError, match="dummies must be one of"):
+        glassbox.CARTClassifier(dummies="first").fit(X, y)
 
 
 def test_regressor(iris):
