@@ -72,7 +72,10 @@ KEYWORD_NAMES = {"lambda": "lam"}
 BINARY_ONLY = {"loss_tree", "ors", "ogrs"}
 
 # The estimator's own parameters, after the formulation's.
-COMMON = ("solver", "solver_options", "time_limit", "n_starts", "random_state", "warm_start", "verbose", "dummies")
+COMMON = (
+    "solver", "solver_options", "time_limit", "n_starts", "random_state", "warm_start", "verbose",
+    "dummies",
+)
 # The values of `dummies` (a config's `[data] dummies`).
 DUMMY_CODINGS = ("drop_first", "all")
 
@@ -491,7 +494,8 @@ def _class_doc(entry, params, uses_solver):
         "random_state : int, seed of the random starts (of the learner for a learner)",
         "warm_start : bool, a refit starts from the previous fit's model (where the formulation can start from one; otherwise it refits from scratch)",
         "verbose : int, 0 silent, 1 a line per solve, 2 the backend's log",
-        "dummies : str, how categorical columns are coded: 'drop_first' (every level but the first) or 'all' (every level)",
+        "dummies : str, how categorical columns are coded: 'drop_first' (every level but the first)"
+        " or 'all' (every level)",
     ]
     return "\n".join(lines)
 
