@@ -35,8 +35,8 @@ pub struct DataConfig {
     #[serde(default)]
     pub categorical: Vec<String>,
     /// Which levels of a categorical column get a 0/1 feature: `"drop_first"` (the
-    /// default) or `"all"` (one-hot). Written only when not the default, so the configs
-    /// that do not say keep their fingerprints.
+    /// default) or `"all"` (one-hot). A config that does not set it keeps its fingerprint
+    /// (fingerprints read the config's text), and it is serialized only when set.
     #[serde(default, skip_serializing_if = "DummyCoding::is_default")]
     pub dummies: DummyCoding,
     /// Drop rows with missing cells (`?` or empty) instead of failing.
