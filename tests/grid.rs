@@ -2,8 +2,8 @@
 //! SIGINT half-way and resumed (no finished cell redone, no partial line kept), the same grid
 //! run as two shards and merged (equal to the unsharded run apart from the timings), a
 //! different config refused in the same folder, k-fold / nested k-fold protocols, and SIGINT
-//! ending a running IPOPT solve (on the engine and on a plain one-setting run) and a running
-//! TMO learner.
+//! ending a running IPOPT solve (on the engine and on a plain one-setting run), a running
+//! CBC solve and a running TMO learner.
 
 use glassbox::experiment::engine::{self, Ending, RunOptions};
 use glassbox::experiment::grid::Experiment;
@@ -186,6 +186,45 @@ fn sigint_ends_a_plain_run_with_its_whole_splits_only() {
     assert!(stderr.contains("0 of 1 splits are in"), "{stderr}");
     let models = std::fs::read_dir(out.join("models")).map_or(0, |d| d.count());
     assert_eq!(models, 0, "the interrupted split's model was saved");
+}
+
+/// The same for CBC, which cannot be interrupted: the backend's watch returns within 50 ms
+/// of the request and leaves CBC in the background (OCT of depth 3 on 300 synthetic rows,
+/// hours to prove, with a 600 s limit), so the run ends in seconds, not at the limit.
+#[test]
+fn sigint_ends_a_running_cbc_solve() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = r#"
+[data]
+synthetic = { rows = 300, features = 6, classes = 3, seed = 5 }
+[split]
+test_fraction = 0.25
+repeats = 1
+seed = 1
+[formulation]
+name = "oct"
+depth = 3
+alpha = 0.0
+min_leaf = 1
+[solver]
+name = "cbc"
+time_limit = 600.0
+threads = 1
+"#;
+    let config = dir.path().join("cbc.toml");
+    std::fs::write(&config, text).unwrap();
+    let out = dir.path().join("out");
+    let mut child = spawn_run(config.to_str().unwrap(), &out);
+    std::thread::sleep(Duration::from_secs(5));
+    assert!(child.try_wait().unwrap().is_none(), "the run ended early");
+    let sent = Instant::now();
+    let stderr = interrupt(child);
+    let waited = sent.elapsed().as_secs_f64();
+    assert!(
+        waited < 10.0,
+        "the run took {waited:.1} s to stop after SIGINT"
+    );
+    assert!(stderr.contains("0 of 1 splits are in"), "{stderr}");
 }
 
 /// The same for a heuristic learner that runs long: TMO's generations (a generation count
