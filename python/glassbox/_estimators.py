@@ -76,8 +76,6 @@ COMMON = (
     "solver", "solver_options", "time_limit", "n_starts", "random_state", "warm_start", "verbose",
     "dummies",
 )
-# The values of `dummies` (a config's `[data] dummies`).
-DUMMY_CODINGS = ("drop_first", "all")
 
 
 class SolverError(RuntimeError):
@@ -146,8 +144,11 @@ class GlassboxEstimator(BaseEstimator):
         return table
 
     def _check_params(self):
-        if self.dummies not in DUMMY_CODINGS:
-            raise ValueError(f"dummies must be one of {DUMMY_CODINGS}, got {self.dummies!r}")
+        # Its values are checked by the library, as a config's `[data] dummies` is.
+        if not isinstance(self.dummies, str):
+            raise ValueError(
+                f"dummies must be a string (\"drop_first\" or \"all\"), got {self.dummies!r}"
+            )
         if self._uses_solver:
             if not isinstance(self.n_starts, (int, np.integer)) or self.n_starts < 1:
                 raise ValueError(f"n_starts must be an integer >= 1, got {self.n_starts!r}")

@@ -124,8 +124,10 @@ def test_categorical_columns_are_dummy_coded(iris):
     assert {"size=large", "size=small", "kind=narrow", "kind=wide"} <= set(names)
     assert len(names) == len(model._fitted._native.feature_names) + 2
     np.testing.assert_array_equal(every.predict(X.head(5)), every.predict(X.head(5)))
-    with pytest.raises(ValueError, match="dummies must be one of"):
+    with pytest.raises(ValueError, match='dummies = "first": .*"drop_first".*"all"'):
         glassbox.CARTClassifier(dummies="first").fit(X, y)
+    with pytest.raises(ValueError, match="dummies must be a string"):
+        glassbox.CARTClassifier(dummies=None).fit(X, y)
 
 
 def test_regressor(iris):
