@@ -16,7 +16,8 @@
 #
 # The binaries that measure wall-clock limits (tests/limits.rs: a 1 s limit must stop every
 # backend within 20% + 1 s) run last, alone: beside another binary on two cores, HiGHS once
-# spent 2.87 s in its MIP setup, a phase where glassbox's interrupt callback is not called.
+# spent 2.87 s of a 1 s limit before its first simplex iteration (its MIP setup, where
+# glassbox's interrupt callback is not called).
 #
 # Bash, not Python, on purpose: a Python started through a pyenv shim puts pyenv's folders
 # on PATH, and pyo3's build script, which watches PATH, then compiles pyo3 again (34 s).

@@ -14,7 +14,8 @@
 //!   against the limit. HiGHS calls no interrupt callback in its MIP setup (presolve,
 //!   probing, before the root LP: 0.5 s of the 1 s test in `tests/limits.rs` on 2 shared
 //!   cores), so there only HiGHS's own time checks stop it; on 2 cores shared with another
-//!   test binary that phase once ran 2.87 s against a 1 s limit.
+//!   test binary a run once spent 2.87 s against a 1 s limit before its first simplex
+//!   iteration.
 //! - `interrupt` (a stop request: Ctrl-C in `glassbox run`) is checked by the same callback;
 //!   the run stops at HiGHS's next check with [`Limit::Interrupted`].
 //! - `relative_gap` / `absolute_gap` -> `mip_rel_gap` / `mip_abs_gap`, defaulting to
