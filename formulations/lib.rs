@@ -23,3 +23,6 @@ pub mod sorrt;
 pub mod tao;
 pub mod tao_oblique;
 pub mod tmo;
+
+#[cfg(test)]
+mod printed_defaults;

@@ -107,7 +107,8 @@ impl Default for TmoConfig {
             n_gen: 5,
             cr: 0.75,
             criterion: Criterion::Gini,
-            max_features: None,
+            // The initial forest's default, written out as `info` prints it (TMO classifies).
+            max_features: Some(MaxFeatures::Rule("sqrt".to_string())),
             tao_passes: 50,
             time_limit: 600.0,
             seed: 1,
