@@ -6,7 +6,8 @@
 //!   validation): its test accuracy beats CART's of the same depth fitted on the same
 //!   training rows (the thesis' baseline) and every single tree's of its forest. About
 //!   20-60 s in the dev profile (training stops after about 180 epochs).
-//! - A fit is the same for a seed, another seed gives another network.
+//! - A fit is the same for a seed, another seed gives another network; a stop request ends
+//!   the training after its epoch.
 //! - CRT on Boston: its test MSE is below the worst tree's, and it runs from a config, is
 //!   saved, loaded, predicts and explains.
 
@@ -19,8 +20,11 @@ use glassbox::formulations::cart::{CartConfig, TreeTask};
 use glassbox::formulations::contextual::{self, ContextualConfig, ContextualTreeModel, CCT, CRT};
 use glassbox::metrics::{accuracy, mean_squared_error};
 use glassbox::model::{Classifier, Regressor};
+use glassbox::Interrupt;
 use nalgebra::DMatrix;
 use std::path::Path;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
 
 fn dataset(name: &str) -> Table {
     let path = format!(
@@ -127,6 +131,41 @@ fn a_seed_gives_the_same_fit() {
     assert_eq!(one.best_epoch, two.best_epoch);
     let other = fit(&ContextualConfig { seed: 2, ..config }).unwrap();
     assert_ne!(one.model.policy, other.model.policy);
+}
+
+#[test]
+fn a_stop_request_ends_the_training_after_its_epoch() {
+    let table = dataset("pima");
+    let d = table.encode_classification().unwrap();
+    let targets = Targets::Classes {
+        y: &d.y,
+        n_classes: 2,
+    };
+    let task = TreeTask::Classification {
+        classes: d.classes.clone(),
+    };
+    let config = ContextualConfig {
+        n_trees: 10,
+        depth: 3,
+        hidden: 32,
+        max_epochs: 2000,
+        patience: 2000,
+        interrupt: Some(Interrupt::new(Arc::new(AtomicBool::new(true)))),
+        ..short()
+    };
+    let fit = contextual::fit(&config, CCT, &d.x, targets, &task, &d.encoding).unwrap();
+    assert!(fit.interrupted);
+    assert_eq!((fit.epochs, fit.best_epoch), (1, 1));
+    // What it returns is the first epoch's network, a working model.
+    let predicted = Classifier::predict(&fit.model, &d.x);
+    assert!(accuracy(&d.y, &predicted) > 0.5);
+    let unasked = ContextualConfig {
+        max_epochs: 3,
+        interrupt: None,
+        ..config
+    };
+    let fit = contextual::fit(&unasked, CCT, &d.x, targets, &task, &d.encoding).unwrap();
+    assert!(!fit.interrupted && fit.epochs == 3);
 }
 
 #[test]

@@ -1,9 +1,9 @@
 //! Solution quality (issue 24): the CART start keeps S-ORCT, l0tree and S-ORRT from ending
 //! below the greedy tree of the same depth, and S-ORCT's cross-validated choice returns
-//! CART's tree where the oblique one generalizes worse. Each test runs one seeded split with a single
-//! random start beside the CART start, so it fails if the CART start is lost (or stops being
-//! solved first). Without it, thyroid's split below ends at 0.925 test accuracy (the majority
-//! share) with either split scale (measured with `cart_start = false`).
+//! CART's tree where the oblique one generalizes worse. Each test runs one seeded split with
+//! a single random start beside the CART start, so it fails if the CART start is lost (or
+//! stops being solved first). Without it, thyroid's split below ends at 0.925 test accuracy
+//! (the majority share) with either split scale (measured with `cart_start = false`).
 
 use glassbox::experiment::{self, ExperimentConfig, SolveRecord};
 use std::path::PathBuf;

@@ -56,7 +56,7 @@ use glassbox_core::data::Encoding;
 use glassbox_core::formulation::{FormulationInfo, ParamSpec};
 use glassbox_core::learner::{HeuristicFit, HeuristicLearner, TrainingSet};
 use glassbox_core::model::{CheckedModel, Classifier, Regressor};
-use glassbox_core::{GlassboxError, Result};
+use glassbox_core::{GlassboxError, Interrupt, Result};
 use nalgebra::DMatrix;
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
@@ -104,6 +104,11 @@ pub struct ContextualConfig {
     /// CCT or CRT: set from the table's `name` by the formulation registry.
     #[serde(skip)]
     pub kind: ContextualKind,
+    /// A stop request (Ctrl-C in `glassbox run`), checked after every epoch of the policy's
+    /// training: the fit then ends with the best network so far (the runner abandons it).
+    /// Not part of a config: the runner sets it from the training set's.
+    #[serde(skip)]
+    pub interrupt: Option<Interrupt>,
 }
 
 /// Which of the two learners a [`ContextualConfig`] configures.
@@ -134,6 +139,7 @@ impl Default for ContextualConfig {
             validation_fraction: 0.2,
             seed: 1,
             kind: ContextualKind::Cct,
+            interrupt: None,
         }
     }
 }
@@ -829,6 +835,8 @@ pub struct ContextualFit {
     pub forest_seconds: f64,
     /// Seconds spent training the policy.
     pub policy_seconds: f64,
+    /// Whether the training ended on a stop request.
+    pub interrupted: bool,
 }
 
 /// The validation part of rows with `targets`, per the module comment: `(train, val)`.
@@ -966,6 +974,7 @@ pub fn fit(
         training_reward: reward / choices.len().max(1) as f64,
         forest_seconds,
         policy_seconds,
+        interrupted: trained.interrupted,
     })
 }
 
@@ -1241,14 +1250,16 @@ impl HeuristicLearner for ContextualConfig {
         let name = HeuristicLearner::name(self);
         let c = ContextualConfig {
             seed: crate::heuristic::split_seed(self.seed, seed),
+            interrupt: data.interrupt.cloned(),
             ..self.clone()
         };
         let fit = fit(&c, name, data.x, data.targets, data.task, data.encoding)?;
         let what = if name == CRT { "mse" } else { "accuracy" };
         Ok(HeuristicFit {
             note: format!(
-                "{} epochs, kept epoch {}; validation {what} {:.4} (best single tree {:.4}, forest {:.4}); mean training reward {:.4}",
+                "{} epochs{}, kept epoch {}; validation {what} {:.4} (best single tree {:.4}, forest {:.4}); mean training reward {:.4}",
                 fit.epochs,
+                if fit.interrupted { " (stopped on request)" } else { "" },
                 fit.best_epoch,
                 fit.validation_score,
                 fit.best_tree_validation_score,

@@ -13,7 +13,7 @@
 //! Depends on the core, `contextual` and `tch`.
 
 use super::{ContextualConfig, DenseLayer, PolicyNetwork};
-use glassbox_core::{GlassboxError, Result};
+use glassbox_core::{GlassboxError, Interrupt, Result};
 use nalgebra::DMatrix;
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
@@ -32,6 +32,8 @@ pub struct TrainedPolicy {
     pub best_epoch: usize,
     /// Its validation score (higher is better).
     pub best_score: f64,
+    /// Whether a stop request ended the training.
+    pub interrupted: bool,
 }
 
 /// The network's parameters as tensors of a `VarStore`.
@@ -137,6 +139,7 @@ pub fn train(
     let mut order: Vec<usize> = (0..n).collect();
     let mut best = (f64::NEG_INFINITY, 0usize, network.clone());
     let mut epochs = 0;
+    let mut interrupted = false;
     for epoch in 1..=config.max_epochs {
         epochs = epoch;
         order.shuffle(&mut rng);
@@ -182,6 +185,10 @@ pub fn train(
         } else if epoch - best.1 >= config.patience {
             break;
         }
+        if config.interrupt.as_ref().is_some_and(Interrupt::requested) {
+            interrupted = true;
+            break;
+        }
     }
     let (best_score, best_epoch, network) = best;
     Ok(TrainedPolicy {
@@ -189,6 +196,7 @@ pub fn train(
         epochs,
         best_epoch,
         best_score,
+        interrupted,
     })
 }
 

@@ -15,9 +15,9 @@
 //!   separate processes solve in parallel.
 //! - A stop request (SIGINT / SIGTERM through the flag the CLI sets) ends the running solves
 //!   at their next iteration where the backend checks it (IPOPT, HiGHS, lbfgs, torch and dp
-//!   through `SolveOptions::interrupt`, TMO through `TrainingSet::interrupt`; the CBC
-//!   backend returns within 50 ms and leaves CBC to finish in the background; the other
-//!   heuristics finish their solve); the end of the time budget lets them finish.
+//!   through `SolveOptions::interrupt`, TMO, CCT and CRT through `TrainingSet::interrupt`;
+//!   the CBC backend returns within 50 ms and leaves CBC to finish in the background; the
+//!   other heuristics finish their solve); the end of the time budget lets them finish.
 //!   Either way their units are abandoned and the run ends with every finished unit on disk.
 
 use super::grid::{Cell, Experiment, InnerMetric, Protocol};

@@ -42,7 +42,8 @@ pub fn run(
 }
 
 /// [`run`], which `stop` being set ends early: the running solves end at their backend's
-/// next check (through `SolveOptions::interrupt`, TMO's through `TrainingSet::interrupt`; CBC
+/// next check (through `SolveOptions::interrupt`, TMO's, CCT's and CRT's through
+/// `TrainingSet::interrupt`; CBC
 /// and the other heuristics finish theirs), the split they belong to is left out of the
 /// results file (its lines would be a part of a split) and no later split starts. The
 /// outcome then says `interrupted`, with the splits that are in the file.
