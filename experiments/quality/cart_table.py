@@ -48,6 +48,7 @@ usage:
   cart_table.py paper_rows --out DIR [--variants ...] [--first N]  # the S-ORCT paper's lambda = 0 rows
   cart_table.py margins --out DIR --variants cart,default [--margins 0.5,1,2]  # the choice's margin
   cart_table.py summary --out DIR --variants cart,default,whole3  # per variant, over the cells all ran
+  cart_table.py cost --out DIR --variants paper,whole3m  # seconds and iterations per split over the first's
 
 `table` and `paper_rows` also take `VARIANT@Z` (e.g. `default@2`): VARIANT's runs with the
 cross-validated choice decided again offline with a margin of Z standard errors instead of
@@ -403,9 +404,52 @@ def summary(args):
             statistics.median(cost), min(cost), max(cost)))
 
 
+def cost(args):
+    """Per cell that every variant of `--variants` ran, each variant's seconds and IPOPT
+    iterations per split over the first variant's on the same split (the median over the
+    splits), then per variant the median and range over the cells and how many cells are
+    above 3. Seconds compare only where the variants ran side by side under the same load
+    (one folder of alternated runs); iterations do not depend on the load, but a fold's
+    iteration (two thirds of the rows) counts as one of the multistart's."""
+    variants = args.variants.split(",")
+    base, others = variants[0], variants[1:]
+    rows = []
+    for d, k in dataset_depths(args):
+        rs = [load(args.out, v, d, k) for v in variants]
+        if any(r is None for r in rs):
+            continue
+        common = sorted(set.intersection(*(set(r["splits"]) for r in rs)))[:args.first]
+        if not common:
+            continue
+        at = lambda r, key: dict(zip(r["splits"], r[key]))
+        ratios = []
+        for r in rs[1:]:
+            for key in ("secs", "iters"):
+                mine, theirs = at(r, key), at(rs[0], key)
+                ratios.append(statistics.median(mine[s] / theirs[s] for s in common))
+        rows.append(("%s D=%d" % (d, k), len(common), ratios))
+    head = ["cell", "splits"]
+    for v in others:
+        head += ["%s / %s seconds" % (v, base), "%s / %s iterations" % (v, base)]
+    print("| " + " | ".join(head) + " |")
+    print("|" + "---|" * len(head))
+    for name, n, ratios in rows:
+        print("| %s | %d | %s |" % (name, n, " | ".join("%.2f" % x for x in ratios)))
+    if not rows:
+        return
+    print()
+    for i, v in enumerate(others):
+        for j, what in enumerate(("seconds", "iterations")):
+            col = [ratios[2 * i + j] for _, _, ratios in rows]
+            print("%s / %s %s over %d cells: median %.2f (%.2f-%.2f), above 3 on %d" % (
+                v, base, what, len(col), statistics.median(col), min(col), max(col),
+                sum(x > 3 for x in col)))
+
+
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("command", choices=["run", "table", "paper_rows", "margins", "summary"])
+    ap.add_argument("command", choices=["run", "table", "paper_rows", "margins", "summary",
+                                        "cost"])
     ap.add_argument("glassbox", nargs="?")
     ap.add_argument("--out", required=True)
     ap.add_argument("--variants", default="cart,paper,default")
@@ -430,6 +474,8 @@ def main():
         margins(args)
     elif args.command == "summary":
         summary(args)
+    elif args.command == "cost":
+        cost(args)
     else:
         table(args)
 
