@@ -175,8 +175,8 @@ def split_lines(out, variant, dataset, depth):
 
 
 def new_result():
-    return {"splits": [], "acc": [], "secs": [], "alone": [], "iters": [], "gamma": [],
-            "cart_kept": [], "tao_kept": []}
+    return {"splits": [], "acc": [], "secs": [], "alone": [], "iters": [], "alone_iters": [],
+            "gamma": [], "cart_kept": [], "tao_kept": []}
 
 
 def add_split(res, s, of, returned, acc, origin):
@@ -188,9 +188,10 @@ def add_split(res, s, of, returned, acc, origin):
     res["secs"].append(sum(r["solve_seconds"] for r in of))
     # The split's time over its multistart's alone (every line but the choice's): what the
     # choice costs, measured within one run whatever the machine's load.
-    res["alone"].append(res["secs"][-1] / sum(
-        r["solve_seconds"] for r in of if not (r.get("origin") or "").startswith("selection")))
+    multistart = [r for r in of if not (r.get("origin") or "").startswith("selection")]
+    res["alone"].append(res["secs"][-1] / sum(r["solve_seconds"] for r in multistart))
     res["iters"].append(sum(r.get("iterations") or 0 for r in of))
+    res["alone_iters"].append(sum(r.get("iterations") or 0 for r in multistart))
     res["gamma"].append(returned.get("gamma"))
     res["cart_kept"].append(origin == "selection (cart)")
     res["tao_kept"].append(origin == "selection (tao)")
@@ -406,11 +407,12 @@ def summary(args):
 
 def cost(args):
     """Per cell that every variant of `--variants` ran, each variant's seconds and IPOPT
-    iterations per split over the first variant's on the same split (the median over the
-    splits), then per variant the median and range over the cells and how many cells are
-    above 3. Seconds compare only where the variants ran side by side under the same load
-    (one folder of alternated runs); iterations do not depend on the load, but a fold's
-    iteration (two thirds of the rows) counts as one of the multistart's."""
+    iterations per split over the first variant's on the same split, and the iterations of
+    its multistart alone (every line but the choice's) over the first's (the median over
+    the splits); then per variant the median and range over the cells and how many cells
+    are above 3. Seconds compare only where the variants ran side by side under the same
+    load (one folder of alternated runs); iterations do not depend on the load, but a
+    fold's iteration (two thirds of the rows) counts as one of the multistart's."""
     variants = args.variants.split(",")
     base, others = variants[0], variants[1:]
     rows = []
@@ -424,13 +426,14 @@ def cost(args):
         at = lambda r, key: dict(zip(r["splits"], r[key]))
         ratios = []
         for r in rs[1:]:
-            for key in ("secs", "iters"):
-                mine, theirs = at(r, key), at(rs[0], key)
+            for key, of_base in (("secs", "secs"), ("iters", "iters"), ("alone_iters", "iters")):
+                mine, theirs = at(r, key), at(rs[0], of_base)
                 ratios.append(statistics.median(mine[s] / theirs[s] for s in common))
         rows.append(("%s D=%d" % (d, k), len(common), ratios))
     head = ["cell", "splits"]
     for v in others:
-        head += ["%s / %s seconds" % (v, base), "%s / %s iterations" % (v, base)]
+        head += ["%s / %s seconds" % (v, base), "%s / %s iterations" % (v, base),
+                 "%s multistart alone / %s iterations" % (v, base)]
     print("| " + " | ".join(head) + " |")
     print("|" + "---|" * len(head))
     for name, n, ratios in rows:
@@ -439,8 +442,8 @@ def cost(args):
         return
     print()
     for i, v in enumerate(others):
-        for j, what in enumerate(("seconds", "iterations")):
-            col = [ratios[2 * i + j] for _, _, ratios in rows]
+        for j, what in enumerate(("seconds", "iterations", "multistart alone iterations")):
+            col = [ratios[3 * i + j] for _, _, ratios in rows]
             print("%s / %s %s over %d cells: median %.2f (%.2f-%.2f), above 3 on %d" % (
                 v, base, what, len(col), statistics.median(col), min(col), max(col),
                 sum(x > 3 for x in col)))
