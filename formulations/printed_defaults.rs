@@ -2,7 +2,8 @@
 //! formulation's `info()`) are the config types' `Default`: the text is written beside the
 //! code, so this reads it as a config would and compares, and the two cannot drift apart.
 //! A printed default that is not a TOML value ("" for a required key, prose such as "0.5 off
-//! the diagonal") is not read.
+//! the diagonal") is not read. Every entry of the registry's `builtin_formulations` has its
+//! line in the test: a formulation added there adds one here.
 
 use crate::{
     cart, contextual, flowoct, forest, l0tree, logistic_l1, loss_tree, oct, risk_score, sorct,
