@@ -140,7 +140,7 @@ pub const DEFAULT_SELECTION_FOLDS: usize = 3;
 
 /// S-ORCT's default `selection_fold_solves`: 14 of the paper's 20 random starts a fold kept
 /// the accuracy of all 20 on the 18 cells run with both, at 3.0 times the multistart alone
-/// (all 20: 3.7 times). 10 costs 2.4 times and is as accurate on average over the 61 cells
+/// (all 20: 3.7 times). 10 costs 2.4 times and is as accurate on average over the 62 cells
 /// run with both, but below CART minus 0.5 points on one cell more (benches/README "Ten
 /// solves a fold").
 pub const DEFAULT_SELECTION_FOLD_SOLVES: usize = 14;
