@@ -405,6 +405,11 @@ def summary(args):
             statistics.median(cost), min(cost), max(cost)))
 
 
+# `cost`'s ratios: a variant's per-split key over the first variant's, and its name.
+COST_RATIOS = (("secs", "secs", "seconds"), ("iters", "iters", "iterations"),
+               ("alone_iters", "iters", "multistart alone iterations"))
+
+
 def cost(args):
     """Per cell that every variant of `--variants` ran, each variant's seconds and IPOPT
     iterations per split over the first variant's on the same split, and the iterations of
@@ -426,14 +431,13 @@ def cost(args):
         at = lambda r, key: dict(zip(r["splits"], r[key]))
         ratios = []
         for r in rs[1:]:
-            for key, of_base in (("secs", "secs"), ("iters", "iters"), ("alone_iters", "iters")):
+            for key, of_base, _ in COST_RATIOS:
                 mine, theirs = at(r, key), at(rs[0], of_base)
                 ratios.append(statistics.median(mine[s] / theirs[s] for s in common))
         rows.append(("%s D=%d" % (d, k), len(common), ratios))
     head = ["cell", "splits"]
     for v in others:
-        head += ["%s / %s seconds" % (v, base), "%s / %s iterations" % (v, base),
-                 "%s multistart alone / %s iterations" % (v, base)]
+        head += ["%s / %s %s" % (v, base, what) for _, _, what in COST_RATIOS]
     print("| " + " | ".join(head) + " |")
     print("|" + "---|" * len(head))
     for name, n, ratios in rows:
@@ -442,8 +446,8 @@ def cost(args):
         return
     print()
     for i, v in enumerate(others):
-        for j, what in enumerate(("seconds", "iterations", "multistart alone iterations")):
-            col = [ratios[3 * i + j] for _, _, ratios in rows]
+        for j, (_, _, what) in enumerate(COST_RATIOS):
+            col = [ratios[len(COST_RATIOS) * i + j] for _, _, ratios in rows]
             print("%s / %s %s over %d cells: median %.2f (%.2f-%.2f), above 3 on %d" % (
                 v, base, what, len(col), statistics.median(col), min(col), max(col),
                 sum(x > 3 for x in col)))

@@ -147,7 +147,7 @@ class GlassboxEstimator(BaseEstimator):
         # Its values are checked by the library, as a config's `[data] dummies` is.
         if not isinstance(self.dummies, str):
             raise ValueError(
-                f"dummies must be a string (\"drop_first\" or \"all\"), got {self.dummies!r}"
+                f"dummies must be a string (a config's [data] dummies), got {self.dummies!r}"
             )
         if self._uses_solver:
             if not isinstance(self.n_starts, (int, np.integer)) or self.n_starts < 1:
