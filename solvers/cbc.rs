@@ -309,9 +309,7 @@ impl MilpSolver for CbcSolver {
         };
         let problem = problem.as_ref();
         let job = Job::new(problem, options, start.as_deref());
-        let limit = options
-            .time_limit
-            .and_then(|t| Duration::try_from_secs_f64(t).ok());
+        let limit = options.time_limit_duration();
         let (mut report, clock) = run_watched(job, limit);
         if report.raw_status == UNBOUNDED_OR_INFEASIBLE {
             let spent = clock.elapsed();
@@ -566,9 +564,7 @@ impl Job {
             start,
             parameters: parameters(options),
             log_level: if options.verbosity >= 2 { 1 } else { 0 },
-            time_limit: options
-                .time_limit
-                .and_then(|t| Duration::try_from_secs_f64(t).ok()),
+            time_limit: options.time_limit_duration(),
             is_mip,
             stop: options.interrupt.clone(),
             #[cfg(test)]

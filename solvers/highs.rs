@@ -64,7 +64,9 @@ use glassbox_core::backend::{BackendEntry, Constructor};
 use glassbox_core::milp::{self, BackendReport, MilpProblem, Sense};
 use glassbox_core::options::{check_raw_options, OptionKind, OptionSpec, RawOptionValue};
 use glassbox_core::solver::{Capabilities, MilpSolver};
-use glassbox_core::{GlassboxError, Limit, Result, SolveOptions, SolveResult, TerminationStatus};
+use glassbox_core::{
+    deadline_passed, GlassboxError, Limit, Result, SolveOptions, SolveResult, TerminationStatus,
+};
 use highs_sys as sys;
 use std::cell::Cell;
 use std::ffi::{c_char, c_int, c_void, CString};
@@ -287,10 +289,7 @@ impl MilpSolver for HighsSolver {
         };
         let problem = problem.as_ref();
         let clock = Instant::now();
-        let deadline = options
-            .time_limit
-            .and_then(|t| Duration::try_from_secs_f64(t).ok())
-            .and_then(|t| clock.checked_add(t));
+        let deadline = options.deadline_from(clock);
         let mut report = run(problem, options, start.as_deref(), deadline)?;
         if report.raw_status == UNBOUNDED_OR_INFEASIBLE {
             report = settle_unbounded_or_infeasible(problem, options, deadline)?;
@@ -412,7 +411,7 @@ unsafe extern "C" fn interrupt_callback(
     // SAFETY: `user_data` is the `CallbackState` passed to `Highs_setCallback`, which lives
     // until the run returns; it is only read here (the flag is atomic).
     let state = unsafe { &*(user_data as *const CallbackState) };
-    if state.deadline.is_some_and(|d| Instant::now() >= d) {
+    if deadline_passed(state.deadline) {
         state.interrupted.store(true, Ordering::Relaxed);
         // SAFETY: HiGHS passes a valid input record for the interrupt callbacks.
         unsafe { (*data_in).user_interrupt = 1 };

@@ -66,9 +66,9 @@ use glassbox_core::nlp::NlpProblem;
 use glassbox_core::options::{check_raw_options, OptionKind, OptionSpec, RawOptionValue};
 use glassbox_core::solver::{Capabilities, NlpSolver};
 use glassbox_core::tensor::{PreparedObjective, TensorObjective};
-use glassbox_core::{GlassboxError, Interrupt, Result, SolveOptions, SolveResult};
+use glassbox_core::{deadline_passed, GlassboxError, Interrupt, Result, SolveOptions, SolveResult};
 use std::sync::{Mutex, OnceLock};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 use tch::{Device, Kind, Tensor};
 
 /// The registry name of this backend.
@@ -315,9 +315,7 @@ impl NlpSolver for TorchSolver {
             let threads = options.threads.unwrap_or(1).clamp(1, i32::MAX as usize);
             tch::set_num_threads(threads as i32);
         }
-        let deadline = options
-            .time_limit
-            .and_then(|t| Instant::now().checked_add(Duration::try_from_secs_f64(t).ok()?));
+        let deadline = options.deadline_from(Instant::now());
         // The inner options carry `interrupt` to the gradient backend's checks as well.
         let solve_in = |kind: Kind, options: &SolveOptions| {
             let adapter = TorchProblem::new(problem, tensor, device, kind, deadline)
@@ -528,7 +526,7 @@ impl TorchProblem<'_> {
                 return hessian; // the objective is linear
             }
             for i in 0..n {
-                if self.deadline.is_some_and(|d| Instant::now() >= d)
+                if deadline_passed(self.deadline)
                     || self.interrupt.as_ref().is_some_and(Interrupt::requested)
                 {
                     return vec![f64::NAN; n * n];

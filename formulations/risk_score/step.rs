@@ -14,6 +14,7 @@
 
 use super::{BinaryData, RiskScoreData, ScaledRule, ScaledScore, ScoreSet};
 use crate::logloss_tangents::TangentSet;
+use glassbox_core::deadline_passed;
 use nalgebra::DMatrix;
 use std::time::Instant;
 
@@ -128,7 +129,7 @@ pub fn best_rule(
         betas.dedup();
         for &beta in &betas {
             // The first beta (points 0) always runs, so there is an answer.
-            if evaluated && deadline.is_some_and(|d| Instant::now() >= d) {
+            if evaluated && deadline_passed(deadline) {
                 break;
             }
             evaluated = true;

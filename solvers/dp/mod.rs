@@ -82,7 +82,7 @@ use glassbox_core::solver::{Capabilities, TreeSearchSolver};
 use glassbox_core::tree_search::{SearchTree, TreeSearchProblem};
 use glassbox_core::{GlassboxError, Limit, Result, SolveOptions, SolveResult, TerminationStatus};
 use search::{Search, StopRule};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 /// The registry name of this backend.
 pub const NAME: &str = "dp";
@@ -187,10 +187,7 @@ impl TreeSearchSolver for DpSolver {
             Some(start) => Some(problem.decode(&start.primal)?),
             None => None,
         };
-        let deadline = options
-            .time_limit
-            .and_then(|t| Duration::try_from_secs_f64(t).ok())
-            .and_then(|t| clock.checked_add(t));
+        let deadline = options.deadline_from(clock);
         let data = SearchData::new(problem);
         let (leaf_cost, leaf_class) = data.leaf(&data.all);
         if leaf_cost.is_infinite() {

@@ -26,7 +26,7 @@ use super::cache::{Cache, Child, Solution};
 use super::data::{Rows, SearchData};
 use super::depth2::{depth_one, Depth2Kernel, NONE};
 use glassbox_core::tree_search::SearchTree;
-use glassbox_core::{Interrupt, Limit};
+use glassbox_core::{deadline_passed, Interrupt, Limit};
 use std::time::Instant;
 
 /// When the search must stop.
@@ -128,11 +128,9 @@ impl<'a> Search<'a> {
                 return false;
             }
         }
-        if let Some(deadline) = self.stop.deadline {
-            if Instant::now() >= deadline {
-                self.stopped = Some(Limit::Time);
-                return false;
-            }
+        if deadline_passed(self.stop.deadline) {
+            self.stopped = Some(Limit::Time);
+            return false;
         }
         if self
             .stop

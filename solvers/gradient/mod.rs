@@ -113,7 +113,8 @@ use glassbox_core::options::{
 };
 use glassbox_core::solver::{refuse_milp_options, Capabilities, NlpSolver};
 use glassbox_core::{
-    GlassboxError, Interrupt, Limit, Result, SolveOptions, SolveResult, TerminationStatus,
+    deadline_passed, GlassboxError, Interrupt, Limit, Result, SolveOptions, SolveResult,
+    TerminationStatus,
 };
 use std::time::{Duration, Instant};
 
@@ -346,10 +347,7 @@ impl Settings {
             barrier_initial,
             barrier_final,
             tolerance: options.tolerance.unwrap_or(DEFAULT_TOLERANCE),
-            // A limit too large for a Duration (validated finite and positive) is no limit.
-            time_limit: options
-                .time_limit
-                .and_then(|t| Duration::try_from_secs_f64(t).ok()),
+            time_limit: options.time_limit_duration(),
             iteration_limit: options.iteration_limit,
             verbosity: options.verbosity,
             interrupt: options.interrupt.clone(),
@@ -363,7 +361,7 @@ impl Settings {
 
     /// Whether the solve must stop now: `deadline` has passed or a stop was requested.
     pub fn out_of_time(&self, deadline: Option<Instant>) -> bool {
-        self.interrupted() || past(deadline)
+        self.interrupted() || deadline_passed(deadline)
     }
 
     /// The limit a solve stopped by [`Settings::out_of_time`] (or by its inner solver's
@@ -371,17 +369,12 @@ impl Settings {
     /// where a stop was requested too, as the IPOPT backend reports it (the solve ran its
     /// time either way); a stop request before the deadline.
     pub fn clock_limit(&self, deadline: Option<Instant>) -> (Limit, &'static str) {
-        if self.interrupted() && !past(deadline) {
+        if self.interrupted() && !deadline_passed(deadline) {
             (Limit::Interrupted, "stop request")
         } else {
             (Limit::Time, "time limit")
         }
     }
-}
-
-/// Whether `deadline` (none: no time limit) has passed.
-pub(crate) fn past(deadline: Option<Instant>) -> bool {
-    deadline.is_some_and(|d| Instant::now() >= d)
 }
 
 /// The argmin backend. It holds no state; solves on different threads are independent.

@@ -42,7 +42,7 @@ use argmin::core::{
     CostFunction, Error, Gradient, IterState, Problem, Solver, State, TerminationReason,
     TerminationStatus, KV,
 };
-use glassbox_core::Interrupt;
+use glassbox_core::{deadline_passed, Interrupt};
 use std::collections::VecDeque;
 use std::time::Instant;
 
@@ -244,8 +244,7 @@ impl Common {
 
     /// The deadline has passed or a stop was requested.
     fn past_deadline(&self) -> bool {
-        self.interrupt.as_ref().is_some_and(Interrupt::requested)
-            || self.deadline.is_some_and(|d| Instant::now() >= d)
+        self.interrupt.as_ref().is_some_and(Interrupt::requested) || deadline_passed(self.deadline)
     }
 
     /// Projects the starting point and evaluates cost and gradient there.

@@ -103,7 +103,7 @@ use status::{evaluate, finish};
 use std::cell::{Cell, RefCell};
 use std::ffi::{c_int, c_void};
 use std::sync::Mutex;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 /// The registry name of this backend.
 pub const NAME: &str = "ipopt";
@@ -342,10 +342,7 @@ fn run_ipopt(
         jacobian_padded: request.jacobian_padded,
         hessian: request.hessian.as_deref(),
         start,
-        // A limit too large for a Duration (validated finite and positive) is no limit.
-        time_limit: options
-            .time_limit
-            .and_then(|t| Duration::try_from_secs_f64(t).ok()),
+        time_limit: options.time_limit_duration(),
         iterations: Cell::new(0),
         time_up: Cell::new(false),
         interrupt: options.interrupt.clone(),

@@ -7,6 +7,7 @@ use glassbox_core::options::OptionKind;
 use glassbox_core::{Interrupt, Limit};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
+use std::time::Duration;
 
 const INF: f64 = f64::INFINITY;
 

@@ -33,6 +33,6 @@ pub mod tree_search;
 
 pub use error::{GlassboxError, Result};
 pub use nlp::NlpProblem;
-pub use options::{Interrupt, RawOptionValue, SolveOptions, WarmStart};
+pub use options::{deadline_passed, Interrupt, RawOptionValue, SolveOptions, WarmStart};
 pub use result::{Limit, SolveResult, TerminationStatus};
 pub use solver::{Capabilities, MilpSolver, NlpSolver, TreeSearchSolver};

@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 /// A value of a raw backend option, as written in a TOML config.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -217,7 +218,27 @@ impl PartialEq for Interrupt {
     }
 }
 
+/// Whether `deadline` (none: no time limit) has passed: the one test every time-limited loop
+/// makes.
+pub fn deadline_passed(deadline: Option<Instant>) -> bool {
+    deadline.is_some_and(|d| Instant::now() >= d)
+}
+
 impl SolveOptions {
+    /// `time_limit` as a [`Duration`]; a limit too large for one (validated finite and
+    /// positive) is no limit.
+    pub fn time_limit_duration(&self) -> Option<Duration> {
+        self.time_limit
+            .and_then(|t| Duration::try_from_secs_f64(t).ok())
+    }
+
+    /// When `time_limit` ends if the solve started at `clock`; none without a limit (or one
+    /// too far away to represent).
+    pub fn deadline_from(&self, clock: Instant) -> Option<Instant> {
+        self.time_limit_duration()
+            .and_then(|t| clock.checked_add(t))
+    }
+
     /// Checks the typed fields; the registry checks `raw`.
     pub fn validate(&self) -> crate::Result<()> {
         use crate::GlassboxError::Config;
@@ -372,6 +393,26 @@ mod tests {
             e.contains("upper-bound multipliers has the non-finite value inf at index 1"),
             "{e}"
         );
+    }
+
+    #[test]
+    fn a_time_limit_becomes_a_deadline_unless_it_is_too_far() {
+        let clock = Instant::now();
+        let limit = |t| SolveOptions {
+            time_limit: t,
+            ..Default::default()
+        };
+        assert_eq!(
+            limit(Some(2.5)).deadline_from(clock),
+            Some(clock + Duration::from_millis(2500))
+        );
+        assert_eq!(limit(None).deadline_from(clock), None);
+        // Finite and positive (what `validate` lets through) but past any Duration.
+        assert_eq!(limit(Some(1e300)).time_limit_duration(), None);
+        assert_eq!(limit(Some(1e300)).deadline_from(clock), None);
+        assert!(!deadline_passed(None));
+        assert!(deadline_passed(Some(clock)));
+        assert!(!deadline_passed(Some(clock + Duration::from_secs(3600))));
     }
 
     #[test]

@@ -25,6 +25,7 @@ use super::store::{self, Done, Manifest, Store};
 use super::unit::{Encoded, EngineData, UnitCarry};
 use super::{ExperimentConfig, SolveRecord};
 use crate::data;
+use crate::options::deadline_passed;
 use crate::{GlassboxError, Interrupt, Result};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -374,8 +375,7 @@ pub fn run(exp: &Experiment, options: &RunOptions) -> Result<EngineOutcome> {
         .map(|b| started + std::time::Duration::from_secs_f64(b));
     let failed = AtomicBool::new(false);
     let stop_flag = options.stop.clone();
-    let stop =
-        move || stop_flag.load(Ordering::SeqCst) || deadline.is_some_and(|d| Instant::now() >= d);
+    let stop = move || stop_flag.load(Ordering::SeqCst) || deadline_passed(deadline);
     // A failed chain stops the others too: its error is the run's.
     let stop_all = || stop() || failed.load(Ordering::SeqCst);
     let bar = progress_bar(shard_units as u64, done_before as u64, options.progress);
