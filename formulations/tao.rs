@@ -37,7 +37,7 @@ use crate::cart::CartConfig;
 use crate::cart::{TreeModel, TreeTask};
 use glassbox_core::formulation::{FormulationInfo, ParamSpec};
 use glassbox_core::learner::{HeuristicFit, HeuristicLearner, TrainingSet};
-use glassbox_core::{GlassboxError, Result};
+use glassbox_core::{GlassboxError, Interrupt, Result};
 use nalgebra::DMatrix;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
@@ -214,6 +214,9 @@ pub struct Rows<'a> {
     pub y: &'a [usize],
     /// K.
     pub n_classes: usize,
+    /// A stop request: checked before each pass (a pass is short), which the tree then
+    /// ends before.
+    pub stop: Option<&'a Interrupt>,
 }
 
 impl Rows<'_> {
@@ -256,7 +259,12 @@ impl Rows<'_> {
         let errors_before = self.errors(tree, weights);
         let mut passes = 0;
         let mut converged = false;
+        let mut interrupted = false;
         while passes < max_passes {
+            if self.stop.is_some_and(Interrupt::requested) {
+                interrupted = true;
+                break;
+            }
             passes += 1;
             if !self.pass(tree, optimizer, weights) {
                 converged = true;
@@ -267,6 +275,7 @@ impl Rows<'_> {
         TaoOutcome {
             passes,
             converged,
+            interrupted,
             errors_before,
             errors_after: self.errors(tree, weights),
         }
@@ -389,10 +398,25 @@ pub struct TaoOutcome {
     pub passes: usize,
     /// Whether the last pass changed nothing (a local optimum over single nodes).
     pub converged: bool,
+    /// Whether a stop request ended it (before `max_passes` and convergence).
+    pub interrupted: bool,
     /// Weighted training errors before and after.
     pub errors_before: f64,
     /// See `errors_before`.
     pub errors_after: f64,
+}
+
+impl TaoOutcome {
+    /// How it ended, as a fit's note says: "converged", "pass limit" or "stopped on request".
+    pub fn ending(&self) -> &'static str {
+        if self.interrupted {
+            "stopped on request"
+        } else if self.converged {
+            "converged"
+        } else {
+            "pass limit"
+        }
+    }
 }
 
 // ---------------------------------------------------------------------------------------
@@ -472,9 +496,20 @@ impl<'a> Tao<'a> {
             })
             .collect();
         Tao {
-            rows: Rows { x, y, n_classes },
+            rows: Rows {
+                x,
+                y,
+                n_classes,
+                stop: None,
+            },
             sorted,
         }
+    }
+
+    /// The same, ending an [`Tao::optimize`] before a pass once `stop` is requested.
+    pub fn with_stop(mut self, stop: Option<&'a Interrupt>) -> Self {
+        self.rows.stop = stop;
+        self
     }
 
     /// The weighted number of rows `tree` misclassifies.
@@ -611,7 +646,7 @@ impl HeuristicLearner for TaoConfig {
             Some(m) => m.tree.clone(),
             None => starting_tree(self, data.x, y, n_classes),
         };
-        let optimizer = Tao::new(data.x, y, n_classes);
+        let optimizer = Tao::new(data.x, y, n_classes).with_stop(data.interrupt);
         let outcome = optimizer.optimize(&mut tree, &vec![1.0; data.x.nrows()], self.max_passes);
         Ok(HeuristicFit {
             model: crate::heuristic::tree_model(data, NAME, self.criterion, tree),
@@ -619,11 +654,7 @@ impl HeuristicLearner for TaoConfig {
             hit_time_limit: false,
             note: format!(
                 "{} after {} passes; training errors {} -> {}",
-                if outcome.converged {
-                    "converged"
-                } else {
-                    "pass limit"
-                },
+                outcome.ending(),
                 outcome.passes,
                 outcome.errors_before,
                 outcome.errors_after

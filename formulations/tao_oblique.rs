@@ -152,7 +152,14 @@ impl TaoObliqueConfig {
             options,
             failures: Cell::new(0),
         };
-        let rows = Rows { x, y, n_classes };
+        // A stop request also ends the node solves in flight (IPOPT checks it), so the pass
+        // it falls in is quick.
+        let rows = Rows {
+            x,
+            y,
+            n_classes,
+            stop: options.interrupt.as_ref(),
+        };
         let outcome = rows.optimize(
             &mut tree,
             &optimizer,
@@ -634,7 +641,7 @@ impl HeuristicLearner for TaoObliqueConfig {
             hit_time_limit: false,
             note: format!(
                 "{} after {} passes; training errors {} -> {}; {failures} node regressions without a point",
-                if outcome.converged { "converged" } else { "pass limit" },
+                outcome.ending(),
                 outcome.passes,
                 outcome.errors_before,
                 outcome.errors_after

@@ -427,7 +427,7 @@ impl TmoConfig {
     ) -> Result<TmoOutcome> {
         let started = Instant::now();
         let n = x.nrows();
-        let tao = Tao::new(x, y, n_classes);
+        let tao = Tao::new(x, y, n_classes).with_stop(self.interrupt.as_ref());
         let ones = vec![1.0; n];
         let fitness = |tree: &AxisTree| 1.0 - tao.errors(tree, &ones) / n as f64;
         // Line 2: the population, each tree optimized by TAO on the training rows.

@@ -10,8 +10,11 @@ use glassbox::formulations::cart::{CartConfig, TreeModel};
 use glassbox::formulations::forest::{ForestConfig, MaxFeatures};
 use glassbox::formulations::tao::Tao;
 use glassbox::formulations::tmo::{decode, encode, Gene};
+use glassbox::Interrupt;
 use nalgebra::DMatrix;
 use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 
 /// A seeded classification set: (x, y, classes).
 fn data(rows: usize, features: usize, classes: usize, seed: u64) -> (DMatrix<f64>, Vec<usize>) {
@@ -96,6 +99,39 @@ fn tao_never_increases_the_training_error() {
             }
         }
     }
+}
+
+#[test]
+fn tao_ends_before_its_next_pass_once_a_stop_is_requested() {
+    let (x, y) = data(240, 5, 2, 0);
+    let ones = vec![1.0; x.nrows()];
+    let start = CartConfig {
+        depth: Some(3),
+        ..CartConfig::default()
+    }
+    .fit_tree(
+        &x,
+        Targets::Classes {
+            y: &y,
+            n_classes: 2,
+        },
+        &ones,
+    );
+    let flag = Arc::new(AtomicBool::new(true));
+    let stop = Interrupt::new(flag.clone());
+    let tao = Tao::new(&x, &y, 2).with_stop(Some(&stop));
+    let mut stopped = start.clone();
+    let outcome = tao.optimize(&mut stopped, &ones, 30);
+    assert!(outcome.interrupted && outcome.passes == 0, "{outcome:?}");
+    assert_eq!(outcome.ending(), "stopped on request");
+    assert_eq!(outcome.errors_after, outcome.errors_before);
+    // Without the request the same start is optimized: CART's tree is not TAO's optimum here.
+    flag.store(false, Ordering::SeqCst);
+    let mut optimized = start.clone();
+    let outcome = tao.optimize(&mut optimized, &ones, 30);
+    assert!(!outcome.interrupted && outcome.passes > 0, "{outcome:?}");
+    assert!(outcome.errors_after < outcome.errors_before, "{outcome:?}");
+    assert_ne!(optimized, stopped);
 }
 
 /// The least care-point weight any decision of branch node `t` misroutes (every threshold
@@ -457,6 +493,15 @@ fn oblique_tao_lowers_the_training_error_through_ipopt_and_needs_a_solver() {
     let predicted = tree.predict_class(&x);
     let errors = predicted.iter().zip(&y).filter(|(p, t)| p != t).count() as f64;
     assert_eq!(errors, outcome.errors_after);
+    // A stop request in the solver's options ends it before its first pass: no node solve.
+    let options = glassbox::SolveOptions {
+        interrupt: Some(Interrupt::new(Arc::new(AtomicBool::new(true)))),
+        ..Default::default()
+    };
+    let (stopped, outcome, _) = config.fit(&x, &y, 2, &*solver, &options).unwrap();
+    assert!(outcome.interrupted && outcome.passes == 0, "{outcome:?}");
+    assert!(outcome.errors_after > 0.0 && outcome.errors_after == outcome.errors_before);
+    assert_ne!(stopped, tree);
     // From a config: without [solver] it is an error naming the table.
     let e = ExperimentConfig::parse(
         Path::new("config.toml"),
