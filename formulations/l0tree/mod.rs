@@ -258,6 +258,8 @@ impl L0TreeConfig {
             selection_starts: FoldStarts::BestPoint,
             selection_fold_solves: 0,
             selection_margin: sorct::DEFAULT_SELECTION_MARGIN,
+            // l0tree's own choice (its `selection_folds`) keeps the two candidates.
+            selection_polished: false,
         }
     }
 

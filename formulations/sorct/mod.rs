@@ -103,6 +103,11 @@ pub struct SorctConfig {
     /// The choice's margin in standard errors (the default 1: the one-standard-error
     /// rule); benches/README "The choice's margin" measured others.
     pub selection_margin: f64,
+    /// Whether the choice also judges the tree optimized from CART's start (the
+    /// multistart's solve from it), between CART's tree kept as it is and the best
+    /// objective's (false: those two). See
+    /// [`NlpClassifierFormulation::selection_polished`].
+    pub selection_polished: bool,
 }
 
 impl Default for SorctConfig {
@@ -129,6 +134,7 @@ impl Default for SorctConfig {
             selection_starts: FoldStarts::Whole,
             selection_fold_solves: DEFAULT_SELECTION_FOLD_SOLVES,
             selection_margin: DEFAULT_SELECTION_MARGIN,
+            selection_polished: false,
         }
     }
 }
@@ -277,6 +283,11 @@ pub fn info() -> FormulationInfo {
             name: "selection_margin",
             default: "1",
             help: "by how many standard errors of the paired difference the folds' optimized trees must beat the CART tree for the choice to return the optimized one (1: the one-standard-error rule)",
+        },
+        ParamSpec {
+            name: "selection_polished",
+            default: "false",
+            help: "the choice also judges the tree optimized from CART's start: it replaces CART's when more accurate by the margin, and the best objective's tree must then beat it by the margin (no more solves)",
         },
     ];
     FormulationInfo {
@@ -471,6 +482,9 @@ impl NlpClassifierFormulation for SorctConfig {
 
     fn selection_margin(&self) -> f64 {
         self.selection_margin
+    }
+    fn selection_polished(&self) -> bool {
+        self.selection_polished
     }
 
     fn problem(

@@ -188,6 +188,13 @@ pub trait NlpClassifierFormulation {
     fn selection_margin(&self) -> f64 {
         DEFAULT_SELECTION_MARGIN
     }
+    /// Whether the choice ([`Self::selection_folds`]) also judges the tree the multistart
+    /// optimized from the chosen greedy start (false by default): it replaces the greedy
+    /// tree when more accurate by the margin, and the best objective's tree must then beat
+    /// it by the margin. No more solves: each fold solves the greedy starts anyway.
+    fn selection_polished(&self) -> bool {
+        false
+    }
     /// The model of a greedy start kept as it is (by the choice of
     /// [`Self::selection_folds`]): the model at its point by default; a randomized tree
     /// returns it with hard splits, so that it predicts exactly as the greedy tree does.

@@ -181,9 +181,11 @@ fn save_model<M: Serialize>(path: &Path, kind: &str, model: &M) -> Result<()> {
 pub(crate) const FOLD_SEED: u64 = 0x005E_ED0F_F01D;
 
 /// What [`best_of_fold`] found: the best usable objective's point (none if no start
-/// returned one) and the iterations of all the fold's solves.
+/// returned one), each greedy start's solution (in the order of the greedy starts; none
+/// where its solve returned none) and the iterations of all the fold's solves.
 pub(crate) struct FoldBest {
     pub point: Option<Vec<f64>>,
+    pub greedy_solutions: Vec<Option<Vec<f64>>>,
     pub iterations: u64,
 }
 
@@ -309,8 +311,9 @@ pub(crate) fn best_of_fold(
             )
         }));
     let mut best: Option<(f64, Vec<f64>)> = None;
+    let mut greedy_solutions = Vec::with_capacity(greedy.len());
     let mut iterations = 0;
-    for (x0, kind) in starts {
+    for (s, (x0, kind)) in starts.enumerate() {
         if (carry.stop)() {
             return Ok(None);
         }
@@ -328,14 +331,22 @@ pub(crate) fn best_of_fold(
         }
         iterations += result.iterations;
         let usable = result.status.has_solution() && result.primal.len() == n;
-        if let (true, Some(objective)) = (usable, result.objective) {
+        let solution = match (usable, result.objective) {
+            (true, Some(objective)) => Some((objective, result.primal)),
+            _ => None,
+        };
+        if s < greedy.len() {
+            greedy_solutions.push(solution.as_ref().map(|(_, x)| x.clone()));
+        }
+        if let Some((objective, x)) = solution {
             if best.as_ref().is_none_or(|(b, _)| objective < *b) {
-                best = Some((objective, result.primal));
+                best = Some((objective, x));
             }
         }
     }
     Ok(Some(FoldBest {
         point: best.map(|(_, x)| x),
+        greedy_solutions,
         iterations,
     }))
 }
@@ -368,11 +379,13 @@ pub(crate) fn kept_greedy_line(
 }
 
 /// The line of a cross-validated choice that kept the optimized tree of start
-/// `best_start` (whose line is `best`).
+/// `best_start` (whose line is `best`): the best objective's (`origin` "optimized") or
+/// the one optimized from a greedy start (e.g. "cart optimized").
 pub(crate) fn kept_optimized_line(
     best: &SolveRecord,
     summary: &str,
     best_start: usize,
+    origin: &str,
     iterations: u64,
     seconds: f64,
 ) -> SolveRecord {
@@ -381,7 +394,7 @@ pub(crate) fn kept_optimized_line(
         iterations,
         solve_seconds: seconds,
         backend_seconds: None,
-        origin: Some("selection (optimized)".to_string()),
+        origin: Some(format!("selection ({origin})")),
         ..best.clone()
     }
 }

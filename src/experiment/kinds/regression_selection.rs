@@ -147,6 +147,7 @@ where
                     &ran.records[best_start],
                     &summary,
                     best_start,
+                    "optimized",
                     errors.iterations,
                     seconds,
                 );

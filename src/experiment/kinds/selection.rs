@@ -30,12 +30,29 @@ use crate::starts::FoldStarts;
 use crate::Result;
 use std::time::Instant;
 
-/// What the folds found: per greedy start (by origin) and for the optimized trees, which
-/// training rows (in fold order) they predict right, with the folds' solve time.
+/// What the folds found: for the optimized trees and per greedy start (by origin), which
+/// training rows (in fold order) they predict right, with the folds' iterations.
 struct FoldVotes {
     optimized: Vec<bool>,
-    greedy: Vec<(&'static str, Vec<bool>)>,
+    greedy: Vec<GreedyVotes>,
     iterations: u64,
+}
+
+/// One greedy start's rows right in the folds: its tree kept as it is, and (with
+/// `selection_polished`) the tree the fold's solve from it optimized.
+struct GreedyVotes {
+    origin: &'static str,
+    kept: Vec<bool>,
+    polished: Vec<bool>,
+}
+
+/// What the choice returns ([`choose`]): a greedy tree kept as it is, the tree optimized
+/// from a greedy start, or the best objective's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kept {
+    Greedy(usize),
+    Polished(usize),
+    Optimized,
 }
 
 impl<F> NlpClassifier<F>
@@ -94,25 +111,44 @@ where
             return Ok(ran);
         };
         let optimized = share(&votes.optimized);
-        let greedy_right: Vec<&[bool]> = votes.greedy.iter().map(|(_, r)| &r[..]).collect();
+        let greedy_right: Vec<&[bool]> = votes.greedy.iter().map(|g| &g.kept[..]).collect();
+        let polished_right: Vec<&[bool]> = votes.greedy.iter().map(|g| &g.polished[..]).collect();
         let margin = f.selection_margin();
-        let kept = choose(&votes.optimized, &greedy_right, margin);
-        // Its start on all the training rows (none where, as TAO may, it failed there).
-        let kept = kept.and_then(|g| {
-            f.greedy_starts(&prepared.problem, &*solver, &config.solver.options)
-                .into_iter()
-                .find(|start| start.origin == votes.greedy[g].0)
-                .map(|start| (g, start))
-        });
+        let polished = f.selection_polished().then_some(&polished_right[..]);
+        let mut kept = choose(&votes.optimized, &greedy_right, polished, margin);
+        // The tree optimized from greedy start g on all the training rows: the multistart's
+        // line of that start (CART's tree kept as it is where that solve returned nothing).
+        let polished_start = |g: usize| {
+            ran.records.iter().position(|r| {
+                r.origin.as_deref() == Some(votes.greedy[g].origin) && r.objective.is_some()
+            })
+        };
+        if let Kept::Polished(g) = kept {
+            if polished_start(g).is_none() {
+                kept = Kept::Greedy(g);
+            }
+        }
         // With each greedy tree's accuracy, the rows only the optimized trees and only it got
-        // right (n_a, n_b of `clearly_better`), from which any margin can be read afterwards.
+        // right (n_a, n_b of `clearly_better`), from which any margin can be read afterwards;
+        // with `selection_polished`, the same for the tree optimized from it, against the
+        // greedy tree and against the optimized trees.
         let accuracies: Vec<String> = std::iter::once(format!("optimized {optimized:.4}"))
-            .chain(votes.greedy.iter().map(|(origin, right)| {
-                let (n_a, n_b) = disagreements(&votes.optimized, right);
-                format!(
+            .chain(votes.greedy.iter().map(|g| {
+                let origin = g.origin;
+                let (n_a, n_b) = disagreements(&votes.optimized, &g.kept);
+                let mut text = format!(
                     "{origin} {:.4} (rows only the optimized trees get right {n_a}, only {origin} {n_b})",
-                    share(right)
-                )
+                    share(&g.kept)
+                );
+                if polished.is_some() {
+                    let (p_a, p_b) = disagreements(&g.polished, &g.kept);
+                    let (o_a, o_b) = disagreements(&votes.optimized, &g.polished);
+                    text += &format!(
+                        ", {origin} optimized {:.4} (rows only it gets right {p_a}, only {origin} {p_b}; only the optimized trees {o_a}, only it {o_b})",
+                        share(&g.polished)
+                    );
+                }
+                text
             }))
             .collect();
         let fold_starts_note = match f.fold_starts() {
@@ -137,8 +173,17 @@ where
             accuracies.join(", ")
         );
         let seconds = started.elapsed().as_secs_f64();
-        let (record, model) = match kept {
-            Some((g, greedy)) => {
+        // A greedy start on all the training rows (none where, as TAO may, it failed there).
+        let kept_greedy = match kept {
+            Kept::Greedy(g) => f
+                .greedy_starts(&prepared.problem, &*solver, &config.solver.options)
+                .into_iter()
+                .find(|start| start.origin == votes.greedy[g].origin)
+                .map(|start| (g, start)),
+            _ => None,
+        };
+        let (record, model) = match (kept, kept_greedy) {
+            (Kept::Greedy(_), Some((g, greedy))) => {
                 let model = f.greedy_model(
                     &prepared.problem,
                     &greedy.point,
@@ -147,7 +192,7 @@ where
                     d.encoding.clone(),
                 );
                 let record = SolveRecord {
-                    validation_accuracy: Some(share(&votes.greedy[g].1)),
+                    validation_accuracy: Some(share(&votes.greedy[g].kept)),
                     ..multistart::kept_greedy_line(
                         &ran.records[best_start],
                         &summary,
@@ -161,7 +206,24 @@ where
                 let test = d.rows(&split.test);
                 (self.measured(record, &model, &train, &test), model)
             }
-            None => {
+            (Kept::Polished(g), _) => {
+                let s = polished_start(g).expect("checked above");
+                let model = self.model_at(prepared, d, &ran.points[s]);
+                let origin = format!("{} optimized", votes.greedy[g].origin);
+                let record = SolveRecord {
+                    validation_accuracy: Some(share(&votes.greedy[g].polished)),
+                    ..multistart::kept_optimized_line(
+                        &ran.records[s],
+                        &summary,
+                        s,
+                        &origin,
+                        votes.iterations,
+                        seconds,
+                    )
+                };
+                (record, model)
+            }
+            _ => {
                 let (_, model) = ran.best.take().expect("checked above");
                 let record = SolveRecord {
                     validation_accuracy: Some(optimized),
@@ -169,6 +231,7 @@ where
                         &ran.records[best_start],
                         &summary,
                         best_start,
+                        "optimized",
                         votes.iterations,
                         seconds,
                     )
@@ -232,12 +295,13 @@ where
             };
             votes.iterations += best.iterations;
             // A fold without a usable tree counts its rows as missed by the optimized one.
-            votes.optimized.extend(match &best.point {
+            let optimized_right = |point: Option<&Vec<f64>>| match point {
                 Some(x) => right(&self.model_at(&prepared, d, x)),
                 None => vec![false; held_out.y.len()],
-            });
+            };
+            votes.optimized.extend(optimized_right(best.point.as_ref()));
             let before = votes.optimized.len() - held_out.y.len();
-            for start in &greedy {
+            for (start, solution) in greedy.iter().zip(&best.greedy_solutions) {
                 let model = f.greedy_model(
                     problem,
                     &start.point,
@@ -245,18 +309,28 @@ where
                     d.classes.clone(),
                     d.encoding.clone(),
                 );
-                let g = match votes.greedy.iter().position(|(o, _)| *o == start.origin) {
+                let g = match votes.greedy.iter().position(|g| g.origin == start.origin) {
                     Some(g) => g,
                     None => {
-                        votes.greedy.push((start.origin, vec![false; before]));
+                        votes.greedy.push(GreedyVotes {
+                            origin: start.origin,
+                            kept: vec![false; before],
+                            polished: vec![false; before],
+                        });
                         votes.greedy.len() - 1
                     }
                 };
-                votes.greedy[g].1.extend(right(&model));
+                votes.greedy[g].kept.extend(right(&model));
+                if f.selection_polished() {
+                    votes.greedy[g]
+                        .polished
+                        .extend(optimized_right(solution.as_ref()));
+                }
             }
             // A greedy tree a fold could not build (TAO can fail) misses the fold's rows.
-            for (_, right) in &mut votes.greedy {
-                right.resize(votes.optimized.len(), false);
+            for g in &mut votes.greedy {
+                g.kept.resize(votes.optimized.len(), false);
+                g.polished.resize(votes.optimized.len(), false);
             }
         }
         Ok(Some(votes))
@@ -273,15 +347,37 @@ where
 /// (`multistart::best_of_fold`) and must clear the margin (kept with S-ORCT's honest
 /// `selection_starts` too: benches/README "What the choice's folds solve" measured them
 /// with it). `Some(g)` keeps greedy tree g, `None` the optimized tree. With CART's tree
-/// alone: CART unless the optimized trees are clearly better.
-fn choose(optimized: &[bool], greedy: &[&[bool]], margin: f64) -> Option<usize> {
+/// alone: CART unless the optimized trees are clearly better. With `polished` (per greedy
+/// start, the rows the trees optimized from it got right: `selection_polished`), the tree
+/// optimized from the chosen greedy start stands between the two: it replaces the greedy
+/// tree when clearly better than it, and the optimized trees must then be clearly better
+/// than it, each step by `margin` (the simpler tree stays on a close call).
+fn choose(
+    optimized: &[bool],
+    greedy: &[&[bool]],
+    polished: Option<&[&[bool]]>,
+    margin: f64,
+) -> Kept {
     let mut best: Option<usize> = None;
     for (g, right) in greedy.iter().enumerate() {
         if best.is_none_or(|b| share(right) > share(greedy[b])) {
             best = Some(g);
         }
     }
-    best.filter(|&g| !clearly_better(optimized, greedy[g], margin))
+    let Some(g) = best else {
+        return Kept::Optimized;
+    };
+    let (mut kept, mut kept_right) = (Kept::Greedy(g), greedy[g]);
+    if let Some(polished) = polished {
+        if clearly_better(polished[g], kept_right, margin) {
+            (kept, kept_right) = (Kept::Polished(g), polished[g]);
+        }
+    }
+    if clearly_better(optimized, kept_right, margin) {
+        Kept::Optimized
+    } else {
+        kept
+    }
 }
 
 /// The share of `true` in `right` (an accuracy, from which rows a model got right).
@@ -341,23 +437,70 @@ mod tests {
     fn the_most_accurate_greedy_tree_stays_unless_the_optimized_one_is_clearly_better() {
         let cart = rows("1111000000");
         // CART alone: the optimized tree must be clearly better.
-        assert_eq!(choose(&rows("1111100000"), &[&cart], 1.0), Some(0));
-        assert_eq!(choose(&rows("1111111000"), &[&cart], 1.0), None);
+        assert_eq!(
+            choose(&rows("1111100000"), &[&cart], None, 1.0),
+            Kept::Greedy(0)
+        );
+        assert_eq!(
+            choose(&rows("1111111000"), &[&cart], None, 1.0),
+            Kept::Optimized
+        );
         // A second greedy tree (TAO's) replaces CART when it is more accurate, by any
         // margin; on a tie CART stays.
         assert_eq!(
-            choose(&rows("1111000000"), &[&cart, &rows("1111100000")], 1.0),
-            Some(1)
+            choose(
+                &rows("1111000000"),
+                &[&cart, &rows("1111100000")],
+                None,
+                1.0
+            ),
+            Kept::Greedy(1)
         );
         assert_eq!(
-            choose(&rows("1111000000"), &[&cart, &rows("0111100000")], 1.0),
-            Some(0)
+            choose(
+                &rows("1111000000"),
+                &[&cart, &rows("0111100000")],
+                None,
+                1.0
+            ),
+            Kept::Greedy(0)
         );
         // The optimized tree must then be clearly better than TAO's, not only than CART's.
         let tao = rows("1111110000");
-        assert_eq!(choose(&rows("1111111000"), &[&cart, &tao], 1.0), Some(1));
-        assert_eq!(choose(&rows("1111111110"), &[&cart, &tao], 1.0), None);
+        assert_eq!(
+            choose(&rows("1111111000"), &[&cart, &tao], None, 1.0),
+            Kept::Greedy(1)
+        );
+        assert_eq!(
+            choose(&rows("1111111110"), &[&cart, &tao], None, 1.0),
+            Kept::Optimized
+        );
         // Nothing to choose from: the optimized tree.
-        assert_eq!(choose(&rows("1"), &[], 1.0), None);
+        assert_eq!(choose(&rows("1"), &[], None, 1.0), Kept::Optimized);
+    }
+
+    #[test]
+    fn the_tree_optimized_from_the_greedy_start_stands_between_the_two() {
+        let cart = rows("1111000000");
+        let polished = rows("1111111000");
+        let both = |optimized: &str, polished: &[bool]| {
+            choose(&rows(optimized), &[&cart], Some(&[polished]), 1.0)
+        };
+        // Clearly better than CART (3 > sqrt(3)), and the optimized trees not clearly better
+        // than it: it is returned.
+        assert_eq!(both("1111111000", &polished), Kept::Polished(0));
+        assert_eq!(both("1111111100", &polished), Kept::Polished(0));
+        // The optimized trees clearly better than it (3 > sqrt(3)): they are returned.
+        assert_eq!(both("1111111111", &polished), Kept::Optimized);
+        // Not clearly better than CART (one row: 1 > sqrt(1) fails): CART stays, and the
+        // optimized trees are judged against CART as without it.
+        let close = rows("1111100000");
+        assert_eq!(both("1111100000", &close), Kept::Greedy(0));
+        assert_eq!(both("1111111000", &close), Kept::Optimized);
+        // Without the polished rows, the choice is the two-way one.
+        assert_eq!(
+            choose(&rows("1111111100"), &[&cart], None, 1.0),
+            Kept::Optimized
+        );
     }
 }
