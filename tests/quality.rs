@@ -461,4 +461,12 @@ fn selection_polished_returns_the_tree_optimized_from_cart() {
         "{}",
         kept.raw_status
     );
+    let summary = experiment::summary_table(&records);
+    assert!(
+        summary.contains(concat!(
+            "the optimized tree kept on 0, the one optimized from the greedy start on 1, ",
+            "the greedy tree on 0"
+        )),
+        "{summary}"
+    );
 }

@@ -88,8 +88,8 @@ pub struct SolveRecord {
     pub milp: Option<MilpStats>,
     /// Where a start the formulation built itself comes from (`"cart"`: the greedy tree of
     /// the same depth); absent for random starts and the warm start. The line of the
-    /// cross-validated choice (`selection_folds`) is `"selection (optimized)"` or
-    /// `"selection (cart)"`.
+    /// cross-validated choice (`selection_folds`) is `"selection (optimized)"`,
+    /// `"selection (cart)"` or (`selection_polished`) `"selection (cart optimized)"`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub origin: Option<String>,
     /// The kept tree's cross-validated accuracy on the training rows, on the line of the
