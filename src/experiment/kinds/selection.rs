@@ -9,7 +9,9 @@
 //! axis-aligned tree before S-ORCT's oblique TAO tree, which `tao_start` adds) of all the
 //! training rows is returned unless the optimized trees are more accurate than it by more
 //! than one standard error (the formulation's `selection_margin` of them)
-//! ([`clearly_better`], [`choose`]); otherwise the multistart's best objective is. Either
+//! ([`clearly_better`], [`choose`]); otherwise the multistart's best objective is. With
+//! `selection_polished` the tree the multistart optimized from the chosen greedy start is
+//! judged between the two (each fold's solve from that start gives its fold tree). Either
 //! way one line is added and selected: the returned tree's, carrying the folds' accuracies
 //! and their seconds.
 //!
@@ -117,7 +119,7 @@ where
         let polished = f.selection_polished().then_some(&polished_right[..]);
         let mut kept = choose(&votes.optimized, &greedy_right, polished, margin);
         // The tree optimized from greedy start g on all the training rows: the multistart's
-        // line of that start (CART's tree kept as it is where that solve returned nothing).
+        // line of that start; where that solve returned nothing, the two-way choice.
         let polished_start = |g: usize| {
             ran.records.iter().position(|r| {
                 r.origin.as_deref() == Some(votes.greedy[g].origin) && r.objective.is_some()
@@ -125,7 +127,7 @@ where
         };
         if let Kept::Polished(g) = kept {
             if polished_start(g).is_none() {
-                kept = Kept::Greedy(g);
+                kept = choose(&votes.optimized, &greedy_right, None, margin);
             }
         }
         // With each greedy tree's accuracy, the rows only the optimized trees and only it got
@@ -346,8 +348,7 @@ where
 /// estimate; the optimized trees start by default from a point that saw the held-out rows
 /// (`multistart::best_of_fold`) and must clear the margin (kept with S-ORCT's honest
 /// `selection_starts` too: benches/README "What the choice's folds solve" measured them
-/// with it). `Some(g)` keeps greedy tree g, `None` the optimized tree. With CART's tree
-/// alone: CART unless the optimized trees are clearly better. With `polished` (per greedy
+/// with it). With CART's tree alone: CART unless the optimized trees are clearly better. With `polished` (per greedy
 /// start, the rows the trees optimized from it got right: `selection_polished`), the tree
 /// optimized from the chosen greedy start stands between the two: it replaces the greedy
 /// tree when clearly better than it, and the optimized trees must then be clearly better
