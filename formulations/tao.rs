@@ -13,7 +13,8 @@
 //!   better.
 //!
 //! Each step minimizes the training loss over the variables of one node, so the loss never
-//! increases. Passes repeat until one changes nothing or `max_passes` is reached.
+//! increases. Passes repeat until one changes nothing, `max_passes` is reached or a stop is
+//! requested (`Rows::stop`, checked before each pass).
 //!
 //! The node's reduced problem also has the two constant decisions, every care point to the
 //! left or every one to the right (the paper's "dead branches"): when one of them misroutes
@@ -214,8 +215,8 @@ pub struct Rows<'a> {
     pub y: &'a [usize],
     /// K.
     pub n_classes: usize,
-    /// A stop request: checked before each pass (a pass is short), which the tree then
-    /// ends before.
+    /// A stop request, checked before each pass (a pass is short): once it is made,
+    /// [`Rows::optimize`] returns the tree as the passes before it left it.
     pub stop: Option<&'a Interrupt>,
 }
 
