@@ -12,7 +12,7 @@
 //! target problem's constraints (S-ORCT's (8) depends on gamma).
 //!
 //! With a sparsity penalty the first stage also settles the support: the coefficients it
-//! leaves at zero are held at zero in the sharper stages ([`Frozen`]). The first stage is
+//! leaves at zero are held at zero in the sharper stages (`Frozen`). The first stage is
 //! the problem at the configured gamma, where the penalty has the shape its paper gives it;
 //! at a raised gamma a steep penalty (l0tree's 1 - exp(-alpha u)) cannot hold a zero
 //! against the sharper loss's gradient, and every feature came back (see `with_gamma` in
@@ -145,7 +145,7 @@ pub fn solve<P: NlpProblem>(
 /// climb from `configured` to `target` as `settings` say, the others are solved at `target`
 /// ([`solve`]); `at(gamma)` is the problem at another slope, `settled` the variables a
 /// point leaves at zero for good. With `relaxed` (`problem` without its penalty) the
-/// start's tree is then refit on its support ([`refit`]). S-ORCT's and l0tree's
+/// start's tree is then refit on its support (`refit`). S-ORCT's and l0tree's
 /// `solve_start`.
 #[allow(clippy::too_many_arguments)]
 pub fn solve_start<P: NlpProblem>(

@@ -22,10 +22,13 @@ if [ "${GLASSBOX_SKIP_TORCH:-0}" != 1 ]; then
   scripts/with-torch.sh true > target/torch-install.log 2>&1 &
   torch_pid=$!
 fi
-step "fmt, clippy"
+step "fmt, clippy, docs"
 cargo fmt --all -- --check
 # The workspace: the core (src/core), the formulations, the backends and the glassbox crate.
 cargo clippy --workspace --all-targets --quiet -- -D warnings
+# The API docs: a link rustdoc cannot resolve (or one to a private item) is an error, so the
+# docs a newcomer reads keep up with the code. Reuses clippy's dependency builds.
+RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --quiet
 # The tests: built, then run two test binaries at a time (scripts/cargo-test-parallel.sh:
 # one at a time left a core idle). GLASSBOX_TEST_JOBS sets how many.
 step "cargo test (default features): build"

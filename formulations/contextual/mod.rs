@@ -874,7 +874,8 @@ fn score(values: &[Vec<f64>], targets: Targets<'_>, rows: &[usize]) -> f64 {
     }
 }
 
-/// The score (accuracy, or minus the MSE) of the rows' chosen trees (`choice[k]` for row `rows[k]`) as [`score`] gives it.
+/// The score (accuracy, or minus the MSE) of the rows' chosen trees (`choice[k]` for row
+/// `rows[k]`) as `score` gives it.
 pub fn score_choices(
     trees: &[AxisTree],
     x: &DMatrix<f64>,

@@ -9,7 +9,7 @@
 //! - [`proposition1_bound`]: the bound of Proposition 1 on lambda_L + lambda_G.
 //!
 //! Choices where the paper is silent or ambiguous (also in the report of this work):
-//! - alpha is not given in the paper; the default 5 is Bradley and Mangasarian's [24].
+//! - alpha is not given in the paper; the default 5 is Bradley and Mangasarian's \[24\].
 //! - Section 4.1 sets "q = 1 and epsilon = 10e-6" for all approximations, but appr1 requires
 //!   0 < q < 1 ((u + eps)^1 is linear): q defaults to 1 for appr2 (as the paper) and 0.5 for
 //!   appr1 (0 < q <= 1 is accepted, so q = 1 reproduces the paper's literal setting);

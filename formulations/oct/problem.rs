@@ -601,7 +601,7 @@ impl OctProblem {
     /// any threshold between two consecutive training values routes the training points
     /// alike. Our choice: OCT's threshold is the midpoint between the smallest training
     /// value of the feature at or above `b` less eps_min / 2 (what goes right) and the value
-    /// below it ([`axis_threshold`]); OCT-H's is `b - mu / 2`, the middle of the margin no
+    /// below it (`axis_threshold`); OCT-H's is `b - mu / 2`, the middle of the margin no
     /// training point lies in.
     pub fn splits_of(&self, point: &[f64]) -> Vec<Option<Split>> {
         let lay = &self.layout;

@@ -116,7 +116,7 @@ impl SorctModel {
 
     /// The greedy tree of `problem`'s training rows laid into this model's splits, kept as
     /// it is: hard splits (gamma so large that every row goes to one side with probability
-    /// 1, to rounding; a row on a split goes left, [`TIE_MARGIN`]) and each leaf labelled with the
+    /// 1, to rounding; a row on a split goes left, `TIE_MARGIN`) and each leaf labelled with the
     /// class of least misclassification cost among the training rows it receives, with no
     /// class forced onto a leaf (constraint (3) binds the NLP, not a tree kept unsolved).
     /// An axis-aligned tree laid in by [`crate::axis_start`] then predicts exactly as that

@@ -4,10 +4,10 @@
 //! `glassbox run` takes: `Formulation::run` on one split whose training rows are all the
 //! rows), loads and saves models in the CLI's files, predicts, describes and draws them,
 //! and runs configs and comparisons as the CLI does. The scikit-learn classes are Python
-//! (`python/glassbox/`), generated from [`formulations`].
+//! (`python/glassbox/`), generated from `formulations`.
 //!
 //! Every long call releases the GIL and runs on a worker thread while the calling thread
-//! watches for Python signals ([`interruptible`]): Ctrl-C asks the run to stop (a running
+//! watches for Python signals (`interruptible`): Ctrl-C asks the run to stop (a running
 //! IPOPT, HiGHS, lbfgs or torch solve at its next iteration, dp at its next search step,
 //! another backend's solve when it ends) and is
 //! then raised as `KeyboardInterrupt`, with nothing returned. Errors: a problem with the

@@ -7,14 +7,14 @@
 //!
 //! # Design
 //!
-//! - [`data`]: rows renumbered by (class, weight) group into runs of 64-bit words, feature
+//! - `data`: rows renumbered by (class, weight) group into runs of 64-bit words, feature
 //!   columns as bitsets, duplicate and constant features dropped.
-//! - [`depth2`]: the specialized depth-2 kernel: the optimal trees of depth <= 2 with 1, 2
+//! - `depth2`: the specialized depth-2 kernel: the optimal trees of depth <= 2 with 1, 2
 //!   and 3 branch nodes of a row set from pair frequency counts gathered in one pass
 //!   (popcounts of packed bitsets).
-//! - [`cache`]: optimal subtrees and lower bounds keyed by row set, depth and budget.
-//! - [`bounds`]: the similarity-based lower bound from recently searched row sets.
-//! - [`search`]: the recursion over features and budgets with upper bounds passed down,
+//! - `cache`: optimal subtrees and lower bounds keyed by row set, depth and budget.
+//! - `bounds`: the similarity-based lower bound from recently searched row sets.
+//! - `search`: the recursion over features and budgets with upper bounds passed down,
 //!   and the anytime incumbent and bound at a limit.
 //!
 //! # Choices where the paper leaves room

@@ -6,22 +6,22 @@
 //!
 //! # Design
 //!
-//! - [`subproblem`]: the augmented Lagrangian of the general constraints (PHR in ALGENCAN's
+//! - `subproblem`: the augmented Lagrangian of the general constraints (PHR in ALGENCAN's
 //!   shifted form, one formula for equalities and one- or two-sided ranges) as an argmin
 //!   `CostFunction` + `Gradient`, with guarded evaluations (panics caught).
-//! - [`projected`]: the bound-constrained inner methods, each an argmin `Solver`
+//! - `projected`: the bound-constrained inner methods, each an argmin `Solver`
 //!   (`init` / `next_iter` / `terminate`) — argmin has none that handles bounds. argmin's
 //!   `Executor` runs them: its iteration limit, its timeout and its observers (the log)
 //!   apply, and its `TerminationReason` says why an inner solve ended. Checkpointing is not
 //!   used: an inner solve is one step of the outer loop below, whose state (multipliers,
 //!   penalty) argmin's checkpoints would not hold; a glassbox solve is restarted from a
 //!   [`glassbox_core::SolveResult::warm_start`] instead.
-//! - [`newton`]: the second stage of an inner solve, projected Newton with the exact
+//! - `newton`: the second stage of an inner solve, projected Newton with the exact
 //!   Hessian of the subproblem (also an argmin `Solver`), run from the first-order method's
 //!   point when that stops short of the tolerance and the problem gives a Hessian (raw
 //!   `refine`, below).
-//! - [`augmented_lagrangian`]: the outer loop (multiplier and penalty updates, statuses).
-//! - [`barrier`]: with raw `path = "barrier"`, a log-barrier path inside the variable bounds
+//! - `augmented_lagrangian`: the outer loop (multiplier and penalty updates, statuses).
+//! - `barrier`: with raw `path = "barrier"`, a log-barrier path inside the variable bounds
 //!   (decreasing weights, IPOPT's schedule, Newton steps where there is a Hessian) chooses
 //!   the point the solve above starts from, as an interior-point method approaches the
 //!   bounds; the default `path = "direct"` starts the projected methods at the start. For a
@@ -43,7 +43,7 @@
 //! projected Newton method on the exact Hessian of the augmented Lagrangian (the problem's
 //! Hessian of the Lagrangian at the multiplier update plus the penalty's `rho J^T J` on the
 //! constraints outside their shifted range). It runs only when the problem gives a Hessian
-//! (`NlpProblem::hessian_structure`) and has at most [`newton::MAX_VARIABLES`] (2000)
+//! (`NlpProblem::hessian_structure`) and has at most `newton::MAX_VARIABLES` (2000)
 //! variables, since the Hessian is dense (the `torch` backend gives autograd's Hessian of the
 //! objective); otherwise, and with `refine = "none"`, the method is first-order only. The
 //! status is decided as before, by the projected gradient at the final point, so a stage that

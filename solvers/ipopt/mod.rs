@@ -80,6 +80,9 @@
 //! - `tests.rs`: the unit tests.
 //!
 //! Depends on the core (`backend`, `nlp`, `options`, `result`, `solver`) only.
+//!
+//! [`Limit::Time`]: glassbox_core::Limit::Time
+//! [`Limit::Interrupted`]: glassbox_core::Limit::Interrupted
 
 mod callbacks;
 #[allow(non_snake_case, dead_code)]

@@ -119,7 +119,7 @@ pub fn derivatives(registry: &Arc<Registry>, name: &str) {
 }
 
 /// (2) Every MILP backend of the registry proves the same optimum on a small instance
-/// (the formulation's problem on the training rows of [`MILP_ROWS`] generated rows),
+/// (the formulation's problem on the training rows of `MILP_ROWS` generated rows),
 /// within 1e-6 relative.
 pub fn milp_backends_agree(registry: &Arc<Registry>, name: &str) {
     let entry = entry(registry, name);

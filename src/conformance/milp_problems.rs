@@ -102,7 +102,7 @@ pub const ASSIGNMENT_COSTS: [[f64; 4]; 4] = [
     [7.0, 6.0, 9.0, 4.0],
 ];
 
-/// A 4x4 assignment with binary variables x[i][j] (column 4i + j): optimum 13 with
+/// A 4x4 assignment with binary variables `x[i][j]` (column 4i + j): optimum 13 with
 /// 0 -> 1, 1 -> 0, 2 -> 2, 3 -> 3 (unique among the 24 permutations).
 pub fn assignment() -> Known {
     let mut p = MilpProblem::new("assignment");

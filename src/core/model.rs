@@ -273,8 +273,8 @@ pub trait FittedModel: Send + Sync {
 
 /// What the models of a type can do beyond predicting, known without a model: the
 /// formulation registry records it, so a front end refuses a request (draw, explain) before
-/// reading a file and lists the formulations that can serve it. [`fitted_model!`] implements
-/// it with [`FittedModel`].
+/// reading a file and lists the formulations that can serve it. [`crate::fitted_model!`]
+/// implements it with [`FittedModel`].
 pub trait ModelAbilities {
     /// Its models draw as trees ([`FittedModel::diagram`] gives one).
     const DRAWS: bool = false;

@@ -1,7 +1,8 @@
 //! The backend traits. A backend is a trait object (`Box<dyn NlpSolver>`,
-//! `Box<dyn MilpSolver>` or `Box<dyn TreeSearchSolver>`), cloneable through `dyn-clone`, created by name from the
-//! [`crate::registry`], and declares what it can do in its [`Capabilities`]. Asking a backend
-//! for something it cannot do is an error, never a silent fallback.
+//! `Box<dyn MilpSolver>` or `Box<dyn TreeSearchSolver>`), cloneable through `dyn-clone`,
+//! created by name from the `glassbox::registry`, and declares what it can do in its
+//! [`Capabilities`]. Asking a backend for something it cannot do is an error, never a silent
+//! fallback.
 //!
 //! Depends on the problem, options and result types of the core.
 

@@ -1,10 +1,10 @@
-//! The experiment engine: runs the cells of a grid ([`super::grid::Experiment`]) on the
+//! The experiment engine: runs the cells of a grid ([`crate::experiment::grid::Experiment`]) on the
 //! splits of its protocol, optionally along warm-started paths, in parallel, resumably and
 //! shardably.
 //!
 //! - A *unit* is one cell on one split: its multistart (every start solved and recorded,
 //!   the best objective selected). Its lines are appended to `results.jsonl` together
-//!   ([`super::store`]), so a unit is on disk whole or not at all and a rerun skips it.
+//!   ([`crate::experiment::store`]), so a unit is on disk whole or not at all and a rerun skips it.
 //! - A *chain* is the units that must run in order: with `warm_path`, one split's walk over
 //!   the formulation axes (per solver and multistart seed), each cell starting from the
 //!   previous cell's final points; without it every unit is its own chain. Chains run in

@@ -29,7 +29,7 @@
 //! ```
 //!
 //! - [`config`]: the config of one setting; [`grid`]: grids of them (axes, protocols).
-//! - [`unit`]: the engine's view of a formulation; [`kinds`]: one implementation per problem
+//! - [`mod@unit`]: the engine's view of a formulation; [`kinds`]: one implementation per problem
 //!   kind, all run by one runner; [`engine`]: grids on split protocols, warm paths, parallel
 //!   chains, resume, shards; [`run()`]: a one-setting run, the engine's one-cell grid.
 //! - [`record`]: the results lines; [`store`]: the engine's results on disk; [`summary`]:

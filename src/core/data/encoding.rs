@@ -436,7 +436,8 @@ impl ClassificationData {
         counts
     }
 
-    /// [`stratified_split`] of these samples, with errors that name the file and class.
+    /// [`super::stratified_split`] of these samples, with errors that name the file and
+    /// class.
     pub fn stratified_split(
         &self,
         test_fraction: f64,
@@ -445,7 +446,7 @@ impl ClassificationData {
         stratified_split_named(&self.y, test_fraction, seed, &self.source, &self.classes)
     }
 
-    /// [`stratified_kfold`] of these samples, with errors that name the file.
+    /// [`super::stratified_kfold`] of these samples, with errors that name the file.
     pub fn stratified_kfold(&self, k: usize, seed: u64) -> Result<Vec<(Vec<usize>, Vec<usize>)>> {
         kfold_impl(&self.y, k, seed, &self.source)
     }

@@ -93,13 +93,14 @@ pub struct MilpProblem {
     pub rows: Vec<Row>,
 }
 
-/// Default relative MIP gap of every MILP backend when [`SolveOptions::relative_gap`] is not
-/// set (HiGHS's own default; CBC's is 0). One default for all backends keeps their results
-/// comparable. Set `relative_gap = 0` to prove exact optimality.
+/// Default relative MIP gap of every MILP backend when
+/// [`crate::SolveOptions::relative_gap`] is not set (HiGHS's own default; CBC's is 0). One
+/// default for all backends keeps their results comparable. Set `relative_gap = 0` to prove
+/// exact optimality.
 pub const DEFAULT_RELATIVE_GAP: f64 = 1e-4;
 
-/// Default absolute MIP gap of every MILP backend when [`SolveOptions::absolute_gap`] is not
-/// set (HiGHS's own default).
+/// Default absolute MIP gap of every MILP backend when
+/// [`crate::SolveOptions::absolute_gap`] is not set (HiGHS's own default).
 pub const DEFAULT_ABSOLUTE_GAP: f64 = 1e-6;
 
 /// Absolute tolerance on bounds, rows and integrality under which glassbox itself counts a

@@ -1,6 +1,6 @@
 //! How the experiment engine runs each kind of formulation: one [`super::Formulation`]
 //! implementation per problem kind, generic over the formulation's typed trait, all going
-//! through the one runner of [`multistart`]. What differs per kind is here and nowhere else:
+//! through the one runner of `multistart`. What differs per kind is here and nowhere else:
 //! how a split's problem is built and solved from a start, whether solutions carry along a
 //! warm path, MIP starts, and which metrics a line holds. The formulation registry
 //! (`registry/formulations.rs`) wraps each formulation's config in its kind.
