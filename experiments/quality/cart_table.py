@@ -51,6 +51,7 @@ usage:
   cart_table.py margins --out DIR --variants cart,default [--margins 0.5,1,2]  # the choice's margin
   cart_table.py summary --out DIR --variants cart,default,whole3  # per variant, over the cells all ran
   cart_table.py cost --out DIR --variants paper,whole3m  # seconds and iterations per split over the first's
+  cart_table.py plot --out DIR --variants cart,whole3m --file PNG [--first 10]  # the table as a figure
 
 `table` and `paper_rows` also take `VARIANT@Z` (e.g. `default@2`): VARIANT's runs with the
 cross-validated choice decided again offline with a margin of Z standard errors instead of
@@ -458,10 +459,71 @@ def cost(args):
                 sum(x > 3 for x in col)))
 
 
+# The legend's names of the variants that have another name in the docs.
+PLOT_LABELS = {"whole3m": "whole3m (the default)"}
+
+
+def plot(args):
+    """The never-worse-than-CART table as a figure (`--file`, PNG; needs matplotlib): one
+    panel per depth, per data set each S-ORCT variant's mean difference to CART over the
+    first `--first` splits with the standard error of the paired differences, on a
+    symmetric log scale (linear within 2 points of CART, where the clause is decided); the
+    dashed line is CART minus 0.5 and a cell below it is drawn filled red."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    if not args.file:
+        sys.exit("plot needs --file PNG")
+    sorct = [v for v in args.variants.split(",") if v != "cart"]
+    depths = [int(d) for d in args.depths.split(",")]
+    fig, axes = plt.subplots(len(depths), 1, figsize=(11, 2.6 * len(depths)), squeeze=False)
+    markers = "osD^v"
+    for ax, depth in zip(axes[:, 0], depths):
+        names = [d for d in args.datasets.split(",")
+                 if 2 ** depth >= SETS[d][0] and load(args.out, "cart", d, depth)]
+        drawn = []
+        for i, v in enumerate(sorct):
+            for x, dataset in enumerate(names):
+                cart, res = (load(args.out, w, dataset, depth) for w in ("cart", v))
+                if not cart or not res:
+                    continue
+                n = min(len(cart["acc"]), len(res["acc"]), args.first)
+                diff = 100 * (statistics.mean(res["acc"][:n]) - statistics.mean(cart["acc"][:n]))
+                se = paired_se(res["acc"][:n], cart["acc"][:n])
+                below = diff < -0.5
+                ax.errorbar(x + 0.18 * (i - (len(sorct) - 1) / 2), diff, yerr=se, capsize=2,
+                            marker=markers[i % len(markers)], color="C%d" % i,
+                            markerfacecolor="red" if below else "white",
+                            label=PLOT_LABELS.get(v, v) if v not in drawn else None,
+                            linestyle="none")
+                drawn.append(v)
+        ax.axhline(0, color="grey", linewidth=0.8, linestyle=":")
+        ax.axhline(-0.5, color="red", linewidth=0.8, linestyle="--")
+        ax.set_yscale("symlog", linthresh=2)
+        ax.set_ylim(-3, 60)
+        ticks = [-2, -0.5, 0, 1, 2, 5, 10, 20, 40]
+        ax.set_yticks(ticks)
+        ax.set_yticklabels(["%g" % t for t in ticks], fontsize=7)
+        ax.set_xticks(range(len(names)))
+        ax.set_xticklabels([d.replace("_", " ") for d in names], rotation=30, ha="right",
+                           fontsize=8)
+        ax.set_ylabel("D=%d: S-ORCT - CART (pp)" % depth, fontsize=8)
+        ax.grid(axis="y", alpha=0.3)
+        if depth == depths[0]:
+            ax.legend(fontsize=8, loc="upper left")
+    fig.suptitle("S-ORCT (lambda = 0) against CART of the same depth: mean test accuracy "
+                 "difference +- SE over %s splits" % ("the first %d" % args.first
+                                                        if args.first < 10 ** 9 else "the"),
+                 fontsize=10)
+    fig.tight_layout()
+    fig.savefig(args.file, dpi=110)
+    print("wrote %s" % args.file)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("command", choices=["run", "table", "paper_rows", "margins", "summary",
-                                        "cost"])
+                                        "cost", "plot"])
     ap.add_argument("glassbox", nargs="?")
     ap.add_argument("--out", required=True)
     ap.add_argument("--variants", default="cart,paper,default")
@@ -475,6 +537,8 @@ def main():
     ap.add_argument("--first", type=int, default=10 ** 9)
     # margins: the margins (standard errors) to decide the choice again with
     ap.add_argument("--margins", default="0.5,1,1.5,2,3")
+    # plot: the figure's path
+    ap.add_argument("--file")
     args = ap.parse_args()
     if args.command == "run":
         if not args.glassbox:
@@ -488,6 +552,8 @@ def main():
         summary(args)
     elif args.command == "cost":
         cost(args)
+    elif args.command == "plot":
+        plot(args)
     else:
         table(args)
 
