@@ -386,17 +386,22 @@ def margins(args):
 
 def summary(args):
     """Per S-ORCT variant of `--variants`, over the cells of `--datasets` x `--depths` that
-    every variant (and `cart`) ran on `--splits` splits (their first that many): how many end below CART minus 0.5, the
-    mean difference to CART, the sum of the differences to the first variant, and the
-    time per split over its multistart's alone (per cell the median over the splits; the
-    median and range over the cells)."""
+    every variant (and `cart`) ran on `--splits` splits (their first that many): how many
+    end below CART minus 0.5, the mean difference to CART, the sum of the differences to
+    the first variant, and the time per split over its multistart's alone (per cell the
+    median over the splits; the median and range over the cells); then the cells left out,
+    so that a table short of the whole grid says so."""
     sorct = [v for v in args.variants.split(",") if v != "cart"]
     n = args.splits
-    cells = []
+    cells, missing = [], []
     for d, k in dataset_depths(args):
         rs = [load(args.out, v, d, k) for v in ["cart"] + sorct]
         if all(r is not None and len(r["acc"]) >= n for r in rs):
             cells.append(("%s D=%d" % (d, k), rs[0], rs[1:]))
+        else:
+            missing.append("%s D=%d (%s)" % (d, k, ", ".join(
+                "%s %d" % (v, len(r["acc"]) if r else 0)
+                for v, r in zip(["cart"] + sorct, rs) if r is None or len(r["acc"]) < n)))
     print("| variant | cells | below CART - 0.5 | mean - CART (pp) | sum - %s (pp) | "
           "time / multistart alone, median (range) of cells |" % sorct[0])
     print("|---|---|---|---|---|---|")
@@ -409,6 +414,10 @@ def summary(args):
         print("| %s | %d | %d: %s | %+.2f | %+.1f | %.2f (%.2f-%.2f) |" % (
             v, len(cells), len(below), ", ".join(below), statistics.mean(diffs), first,
             statistics.median(cost), min(cost), max(cost)))
+    if missing:
+        # The table's cells left out above, with the splits each variant short of n has.
+        print("\n%d of the %d cells left out (splits run): %s" % (
+            len(missing), len(cells) + len(missing), "; ".join(missing)))
 
 
 # `cost`'s ratios: a variant's per-split key over the first variant's, and its name.
