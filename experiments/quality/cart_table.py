@@ -53,9 +53,12 @@ usage:
   cart_table.py cost --out DIR --variants paper,whole3m  # seconds and iterations per split over the first's
   cart_table.py plot --out DIR --variants cart,whole3m --file PNG [--first 10]  # the table as a figure
 
-`table` and `paper_rows` also take `VARIANT@Z` (e.g. `default@2`): VARIANT's runs with the
-cross-validated choice decided again offline with a margin of Z standard errors instead of
-one, from the paired counts the choice's line records (`load_margin`).
+Every command reading results takes `VARIANT@Z` (e.g. `default@2`): VARIANT's runs with
+the cross-validated choice decided again offline with a margin of Z standard errors instead
+of one, from the paired counts the choice's line records (`load_margin`). On `polished`'s
+results that is the two-way choice between CART's tree and the best objective's: a
+`polished` run gives `whole3m`'s table too, as `polished@1`. And `A/B`: A's results where A
+ran the cell, B's otherwise (`whole3m/polished@1`).
 
 `table` and `paper_rows` read any folder under OUT as a variant, so two binaries compare by
 running `default` with each into its own OUT and linking one's `default` folder into the
@@ -209,7 +212,9 @@ def load_margin(out, variant, dataset, depth):
     trees get right, only CART's): the optimized tree (the best objective's start) where
     n_a - n_b > z sqrt(n_a + n_b), else CART's tree (its accuracy from the `cart` results
     of the same split). Splits whose line lacks the counts (results of a build before
-    they were recorded) or that the `cart` results lack are left out."""
+    they were recorded) or that the `cart` results lack are left out. On `polished`'s
+    results it decides the two-way choice, so `polished@1` is `whole3m`'s choice exactly
+    (the same solves; checked on every split of the 60 cells both ran)."""
     base, z = variant.split("@")
     z = float(z)
     lines = split_lines(out, base, dataset, depth)
@@ -227,8 +232,12 @@ def load_margin(out, variant, dataset, depth):
         starts = [r for r in of if r not in choice and r.get("objective") is not None]
         best = min(starts, key=lambda r: r["objective"])
         optimized = n_a - n_b > z * (n_a + n_b) ** 0.5
-        # The choice's own line is the best start's tree or CART's: check it agrees.
-        kept = best if choice[0]["origin"] == "selection (optimized)" else None
+        # The choice's own line is the best start's tree, CART's, or (`polished`) the tree
+        # optimized from CART's start: check it agrees.
+        returned = {"selection (optimized)": best,
+                    "selection (cart optimized)": next(
+                        (r for r in of if r.get("origin") == "cart"), None)}
+        kept = returned.get(choice[0]["origin"])
         expected = kept["test_accuracy"] if kept else cart_acc[s]
         assert abs(choice[0]["test_accuracy"] - expected) < 1e-12, (dataset, depth, s)
         acc = best["test_accuracy"] if optimized else cart_acc[s]
@@ -238,6 +247,12 @@ def load_margin(out, variant, dataset, depth):
 
 
 def load(out, variant, dataset, depth):
+    """A cell's results of `variant` (None where it has not run). `A/B` is A's where A
+    has run the cell and B's otherwise, e.g. `whole3m/polished@1`: the default's table
+    where the cells it lacks ran as `polished` only."""
+    if "/" in variant:
+        first, _, rest = variant.partition("/")
+        return load(out, first, dataset, depth) or load(out, rest, dataset, depth)
     if "@" in variant:
         return load_margin(out, variant, dataset, depth)
     lines = split_lines(out, variant, dataset, depth)
@@ -469,7 +484,8 @@ def cost(args):
 
 
 # The legend's names of the variants that have another name in the docs.
-PLOT_LABELS = {"whole3m": "whole3m (the default)"}
+PLOT_LABELS = {"whole3m": "whole3m (the default)",
+               "whole3m/polished@1": "whole3m (the default; polished@1 where only polished ran)"}
 
 
 def plot(args):
