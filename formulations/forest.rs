@@ -6,7 +6,9 @@
 //! Seeded and parallel: tree `t` draws its bootstrap sample and its features from its own
 //! generator (ChaCha8 seeded with `seed`, stream `t`), and the trees are grown in parallel
 //! with rayon and collected in order, so a seed gives the same forest whatever the number
-//! of threads.
+//! of threads. A stop request (`TrainingSet::interrupt`) is checked before each tree: the
+//! trees not yet started are skipped and the fit returns the ones grown (the runner then
+//! abandons the unit).
 //!
 //! Depends on the core and on `cart` (the tree type and its growth).
 
@@ -17,7 +19,7 @@ use glassbox_core::data::Encoding;
 use glassbox_core::formulation::{FormulationInfo, ParamSpec};
 use glassbox_core::learner::{HeuristicFit, HeuristicLearner, TrainingSet};
 use glassbox_core::model::{CheckedModel, Classifier, Regressor};
-use glassbox_core::{GlassboxError, Result};
+use glassbox_core::{GlassboxError, Interrupt, Result};
 use nalgebra::DMatrix;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -192,6 +194,17 @@ impl ForestConfig {
 
     /// Grows the forest's trees on the rows of `x` (see the module comment).
     pub fn fit_trees(&self, x: &DMatrix<f64>, targets: Targets<'_>) -> Result<Vec<AxisTree>> {
+        self.fit_trees_until(x, targets, None)
+    }
+
+    /// [`Self::fit_trees`], skipping every tree not yet started once `stop` is requested: the
+    /// trees grown before, in order (fewer than `n_trees` if the request came in time).
+    pub fn fit_trees_until(
+        &self,
+        x: &DMatrix<f64>,
+        targets: Targets<'_>,
+        stop: Option<&Interrupt>,
+    ) -> Result<Vec<AxisTree>> {
         let regression = matches!(targets, Targets::Values(_));
         let m = self.max_features(regression).resolve(x.ncols())?;
         let params = GrowParams {
@@ -199,9 +212,12 @@ impl ForestConfig {
             ..self.cart().grow_params()
         };
         let n = x.nrows();
-        Ok((0..self.n_trees)
+        let grown: Vec<Option<AxisTree>> = (0..self.n_trees)
             .into_par_iter()
             .map(|t| {
+                if stop.is_some_and(Interrupt::requested) {
+                    return None;
+                }
                 let mut rng = ChaCha8Rng::seed_from_u64(self.seed);
                 rng.set_stream(t as u64);
                 let weights = if self.bootstrap {
@@ -209,9 +225,10 @@ impl ForestConfig {
                 } else {
                     vec![1.0; n]
                 };
-                grow::grow(x, targets, &weights, &params, Some(&mut rng))
+                Some(grow::grow(x, targets, &weights, &params, Some(&mut rng)))
             })
-            .collect())
+            .collect();
+        Ok(grown.into_iter().flatten().collect())
     }
 }
 
@@ -389,7 +406,16 @@ impl HeuristicLearner for ForestConfig {
             seed: crate::heuristic::split_seed(self.seed, seed),
             ..self.clone()
         };
-        let trees = c.fit_trees(data.x, data.targets)?;
+        let trees = c.fit_trees_until(data.x, data.targets, data.interrupt)?;
+        let note = if trees.len() < c.n_trees {
+            format!(
+                "stopped on request after {} of {} trees",
+                trees.len(),
+                c.n_trees
+            )
+        } else {
+            format!("{} trees", c.n_trees)
+        };
         Ok(HeuristicFit {
             model: ForestModel {
                 criterion: c.criterion,
@@ -400,7 +426,7 @@ impl HeuristicLearner for ForestConfig {
             },
             iterations: 0,
             hit_time_limit: false,
-            note: format!("{} trees", c.n_trees),
+            note,
         })
     }
     fn sparsity(&self, model: &ForestModel) -> (f64, f64) {

@@ -603,3 +603,28 @@ fn tmo_returns_its_fittest_tree_no_worse_than_the_tao_optimized_forest() {
     }
     assert_eq!(best, out.initial_fitness);
 }
+
+/// A stop request skips the forest's trees not yet started: none is grown once it is made
+/// before the fit, and without it the fit is `fit_trees`'s, every tree.
+#[test]
+fn forest_grows_no_tree_once_a_stop_is_requested() {
+    let (x, y) = data(200, 6, 3, 4);
+    let config = ForestConfig {
+        n_trees: 8,
+        depth: Some(3),
+        seed: 9,
+        ..ForestConfig::default()
+    };
+    let targets = Targets::Classes {
+        y: &y,
+        n_classes: 3,
+    };
+    let flag = Arc::new(AtomicBool::new(true));
+    let stop = Interrupt::new(flag.clone());
+    let stopped = config.fit_trees_until(&x, targets, Some(&stop)).unwrap();
+    assert!(stopped.is_empty(), "{} trees grown", stopped.len());
+    flag.store(false, Ordering::SeqCst);
+    let grown = config.fit_trees_until(&x, targets, Some(&stop)).unwrap();
+    assert_eq!(grown.len(), 8);
+    assert_eq!(grown, config.fit_trees(&x, targets).unwrap());
+}

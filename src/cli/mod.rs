@@ -40,8 +40,8 @@ enum Command {
     /// every (cell, split) appends its lines to DIR/results.jsonl in one write; rerunning the
     /// same command on the same DIR resumes it, skipping finished cells (a different config is
     /// refused); Ctrl-C (SIGINT) or SIGTERM ends the running solves (IPOPT, HiGHS, lbfgs and
-    /// torch at their next iteration, dp, TMO, CCT, CRT and TAO at their next step, CBC
-    /// within 50 ms, CART and the forest when they finish), keeps every finished
+    /// torch at their next iteration, dp, TMO, CCT, CRT and TAO at their next step, the forest
+    /// before its next tree, CBC within 50 ms, CART when it finishes), keeps every finished
     /// line and exits with status 1 and how to resume. `--shard i/n` runs every n-th chain
     /// of cells; `glassbox merge` joins the shards. docs/GRID_FORMAT.md has the grammar and the
     /// results fields; the README section "Experiments: grids, paths, resume, shards" a guide.

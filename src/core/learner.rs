@@ -73,8 +73,9 @@ pub struct TrainingSet<'a> {
     pub encoding: &'a Encoding,
     /// A stop request (Ctrl-C in `glassbox run`): a learner that runs long checks it where
     /// it checks its time limit (TMO, between children) or ends an iteration (CCT and CRT,
-    /// after an epoch; TAO, before a pass) and returns what it has; the runner then abandons
-    /// the unit. A learner that drives an NLP backend passes it on in the solver's options.
+    /// after an epoch; TAO, before a pass; the forest, before a tree) and returns what it
+    /// has; the runner then abandons the unit. A learner that drives an NLP backend passes
+    /// it on in the solver's options.
     pub interrupt: Option<&'a Interrupt>,
 }
 
