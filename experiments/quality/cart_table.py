@@ -51,7 +51,7 @@ usage:
   cart_table.py margins --out DIR --variants cart,default [--margins 0.5,1,2]  # the choice's margin
   cart_table.py summary --out DIR --variants cart,default,whole3  # per variant, over the cells all ran
   cart_table.py cost --out DIR --variants paper,whole3m  # seconds and iterations per split over the first's
-  cart_table.py plot --out DIR --variants cart,whole3m --file PNG [--first 10]  # the table as a figure
+  cart_table.py plot --out DIR --variants cart,whole3m --file PNG [--splits 10]  # the table as a figure
 
 Every command reading results takes `VARIANT@Z` (e.g. `default@2`): VARIANT's runs with
 the cross-validated choice decided again offline with a margin of Z standard errors instead
@@ -491,9 +491,10 @@ PLOT_LABELS = {"whole3m": "whole3m (the default)",
 def plot(args):
     """The never-worse-than-CART table as a figure (`--file`, PNG; needs matplotlib): one
     panel per depth, per data set each S-ORCT variant's mean difference to CART over the
-    first `--first` splits with the standard error of the paired differences, on a
-    symmetric log scale (linear within 2 points of CART, where the clause is decided); the
-    dashed line is CART minus 0.5 and a cell below it is drawn filled red."""
+    first `--splits` splits (a cell with fewer is left out, as `summary` leaves it) with the
+    standard error of the paired differences, on a symmetric log scale (linear within 2
+    points of CART, where the clause is decided); the dashed line is CART minus 0.5 and a
+    cell below it is drawn filled red."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -512,7 +513,9 @@ def plot(args):
                 cart, res = (load(args.out, w, dataset, depth) for w in ("cart", v))
                 if not cart or not res:
                     continue
-                n = min(len(cart["acc"]), len(res["acc"]), args.first)
+                n = args.splits
+                if len(cart["acc"]) < n or len(res["acc"]) < n:
+                    continue
                 diff = 100 * (statistics.mean(res["acc"][:n]) - statistics.mean(cart["acc"][:n]))
                 se = paired_se(res["acc"][:n], cart["acc"][:n])
                 below = diff < -0.5
@@ -534,13 +537,13 @@ def plot(args):
                            fontsize=8)
         ax.set_ylabel("D=%d: S-ORCT - CART (pp)" % depth, fontsize=8)
         ax.grid(axis="y", alpha=0.3)
-        if depth == depths[0]:
-            ax.legend(fontsize=8, loc="upper left")
     fig.suptitle("S-ORCT (lambda = 0) against CART of the same depth: mean test accuracy "
-                 "difference +- SE over %s splits" % ("the first %d" % args.first
-                                                        if args.first < 10 ** 9 else "the"),
+                 "difference +- SE over %d splits" % args.splits,
                  fontsize=10)
-    fig.tight_layout()
+    handles, labels = axes[0, 0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, 0.975), ncol=len(sorct),
+               fontsize=8, frameon=False)
+    fig.tight_layout(rect=(0, 0, 1, 0.95))
     fig.savefig(args.file, dpi=110)
     print("wrote %s" % args.file)
 
