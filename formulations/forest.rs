@@ -7,8 +7,8 @@
 //! generator (ChaCha8 seeded with `seed`, stream `t`), and the trees are grown in parallel
 //! with rayon and collected in order, so a seed gives the same forest whatever the number
 //! of threads. A stop request (`TrainingSet::interrupt`) is checked before each tree: the
-//! trees not yet started are skipped and the fit returns the ones grown (the runner then
-//! abandons the unit).
+//! trees not yet started are skipped (all but the first, so that the forest stays a model)
+//! and the fit returns the ones grown (the runner then abandons the unit).
 //!
 //! Depends on the core and on `cart` (the tree type and its growth).
 
@@ -197,8 +197,9 @@ impl ForestConfig {
         self.fit_trees_until(x, targets, None)
     }
 
-    /// [`Self::fit_trees`], skipping every tree not yet started once `stop` is requested: the
-    /// trees grown before, in order (fewer than `n_trees` if the request came in time).
+    /// [`Self::fit_trees`], skipping every tree but the first not yet started once `stop` is
+    /// requested: the trees grown, in order (fewer than `n_trees` if the request came in
+    /// time, never none).
     pub fn fit_trees_until(
         &self,
         x: &DMatrix<f64>,
@@ -215,7 +216,7 @@ impl ForestConfig {
         let grown: Vec<Option<AxisTree>> = (0..self.n_trees)
             .into_par_iter()
             .map(|t| {
-                if stop.is_some_and(Interrupt::requested) {
+                if t > 0 && stop.is_some_and(Interrupt::requested) {
                     return None;
                 }
                 let mut rng = ChaCha8Rng::seed_from_u64(self.seed);

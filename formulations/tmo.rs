@@ -431,11 +431,9 @@ impl TmoConfig {
         let ones = vec![1.0; n];
         let fitness = |tree: &AxisTree| 1.0 - tao.errors(tree, &ones) / n as f64;
         // Line 2: the population, each tree optimized by TAO on the training rows.
-        let mut population = self.forest().fit_trees_until(
-            x,
-            Targets::Classes { y, n_classes },
-            self.interrupt.as_ref(),
-        )?;
+        let mut population = self
+            .forest()
+            .fit_trees(x, Targets::Classes { y, n_classes })?;
         let interrupted = || self.interrupt.as_ref().is_some_and(Interrupt::requested);
         for tree in &mut population {
             if interrupted() {
