@@ -507,7 +507,7 @@ def plot(args):
     for ax, depth in zip(axes[:, 0], depths):
         names = [d for d in args.datasets.split(",")
                  if 2 ** depth >= SETS[d][0] and load(args.out, "cart", d, depth)]
-        drawn = []
+        drawn = set()
         for i, v in enumerate(sorct):
             for x, dataset in enumerate(names):
                 cart, res = (load(args.out, w, dataset, depth) for w in ("cart", v))
@@ -524,7 +524,7 @@ def plot(args):
                             markerfacecolor="red" if below else "white",
                             label=PLOT_LABELS.get(v, v) if v not in drawn else None,
                             linestyle="none")
-                drawn.append(v)
+                drawn.add(v)
         ax.axhline(0, color="grey", linewidth=0.8, linestyle=":")
         ax.axhline(-0.5, color="red", linewidth=0.8, linestyle="--")
         ax.set_yscale("symlog", linthresh=2)
@@ -544,7 +544,10 @@ def plot(args):
     fig.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, 0.975), ncol=len(sorct),
                fontsize=8, frameon=False)
     fig.tight_layout(rect=(0, 0, 1, 0.95))
-    fig.savefig(args.file, dpi=110)
+    # Written whole or not at all: into a file beside it, then renamed.
+    part = args.file + ".part.png"
+    fig.savefig(part, dpi=110)
+    os.replace(part, args.file)
     print("wrote %s" % args.file)
 
 
