@@ -37,7 +37,9 @@ sys.path.insert(0, "experiments/quality")
 import cart_table
 dataset, depth, starts, path = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
 text = cart_table.config("objective", dataset, depth, 1, starts)
-open(path, "w").write(text.replace("time_limit = 300.0", "time_limit = 300.0\nverbosity = 2"))
+# IPOPT's statistics (verbosity 2) are what this script reads: the [solver] table gets the key.
+assert text.count("[solver]\n") == 1, "cart_table.config has no [solver] table"
+open(path, "w").write(text.replace("[solver]\n", "[solver]\nverbosity = 2\n"))
 PY
     for blas in system openblas; do
         library_path=""

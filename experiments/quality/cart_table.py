@@ -505,13 +505,15 @@ def plot(args):
     fig, axes = plt.subplots(len(depths), 1, figsize=(11, 2.6 * len(depths)), squeeze=False)
     markers = "osD^v"
     for ax, depth in zip(axes[:, 0], depths):
-        names = [d for d in args.datasets.split(",")
-                 if 2 ** depth >= SETS[d][0] and load(args.out, "cart", d, depth)]
+        # CART's results per data set, read once for every variant of the panel.
+        carts = {d: load(args.out, "cart", d, depth) for d in args.datasets.split(",")
+                 if 2 ** depth >= SETS[d][0]}
+        names = [d for d, cart in carts.items() if cart]
         drawn = set()
         for i, v in enumerate(sorct):
             for x, dataset in enumerate(names):
-                cart, res = (load(args.out, w, dataset, depth) for w in ("cart", v))
-                if not cart or not res:
+                cart, res = carts[dataset], load(args.out, v, dataset, depth)
+                if not res:
                     continue
                 n = args.splits
                 if len(cart["acc"]) < n or len(res["acc"]) < n:
