@@ -50,7 +50,7 @@ use std::sync::Arc;
 pub const NAME: &str = "l0tree";
 
 /// l0tree's default `selection_folds`: S-ORCT's choice with its folds starting from the
-/// multistart's best point (README "Never worse than CART").
+/// multistart's best point (docs/QUALITY.md "Never worse than CART").
 pub const DEFAULT_SELECTION_FOLDS: usize = 5;
 
 /// The concave approximation of the step function.

@@ -91,7 +91,7 @@ pub struct SorctConfig {
     /// The folds of the cross-validated choice between the best objective's tree and the
     /// CART tree kept as it is (the default 3; 0: the best objective, the paper). A
     /// deviation from the paper: see [`NlpClassifierFormulation::selection_folds`] and
-    /// README "Never worse than CART".
+    /// docs/QUALITY.md "Never worse than CART".
     pub selection_folds: usize,
     /// Which starts the choice's folds solve besides the greedy ones: "whole" (the
     /// default), "best_point", "replay" or "softened" ([`FoldStarts`]).

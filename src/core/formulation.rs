@@ -165,7 +165,7 @@ pub trait NlpClassifierFormulation {
     /// stratified folds of the training rows, the greedy starts, the multistart's best
     /// point and ceil(starts / k) - 1 random ones, and returns the greedy tree of all the
     /// training rows ([`Self::greedy_model`]) unless the folds' optimized trees are more
-    /// accurate than it by more than one standard error (README "Never worse than CART").
+    /// accurate than it by more than one standard error (docs/QUALITY.md "Never worse than CART").
     fn selection_folds(&self) -> usize {
         0
     }
@@ -292,7 +292,7 @@ pub trait NlpRegressorFormulation {
     }
     /// k >= 2: after a split's multistart, the cross-validated choice between the best
     /// objective's tree and the greedy trees kept as they are ([`Self::greedy_kept`]), on
-    /// the held-out rows' squared errors, as the classifiers' (README "S-ORRT's leaves");
+    /// the held-out rows' squared errors, as the classifiers' (docs/QUALITY.md "S-ORRT's leaves");
     /// 0 (the default): the best objective.
     fn selection_folds(&self) -> usize {
         0

@@ -1,4 +1,4 @@
-//! The cross-validated choice for the NLP regressors (S-ORRT's `selection_folds`, README
+//! The cross-validated choice for the NLP regressors (S-ORRT's `selection_folds`, docs/QUALITY.md
 //! "S-ORRT's leaves"), the regression counterpart of `selection.rs`: after a split's
 //! multistart, the training rows are dealt into k folds (shuffled, seeded); on each fold the
 //! greedy starts, the multistart's best point and ceil(starts / k) - 1 random starts are

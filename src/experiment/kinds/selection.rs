@@ -1,5 +1,5 @@
-//! The cross-validated choice between a randomized tree's optimized tree and its greedy
-//! start (S-ORCT's and l0tree's `selection_folds`, README "Never worse than CART"): after a
+//! The cross-validated choice between a randomized tree's optimized tree and its greedy start
+//! (S-ORCT's and l0tree's `selection_folds`, docs/QUALITY.md "Never worse than CART"): after a
 //! split's multistart, the training rows are dealt into k stratified folds; on each fold the
 //! greedy starts and what the formulation's [`FoldStarts`] plan says (S-ORCT's default: the
 //! split's first 14 random starts from their seeds; the trait's: the multistart's best point
