@@ -23,6 +23,3 @@ pub mod sorrt;
 pub mod tao;
 pub mod tao_oblique;
 pub mod tmo;
-
-#[cfg(test)]
-mod printed_defaults;

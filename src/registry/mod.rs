@@ -14,6 +14,8 @@
 
 mod backends;
 mod formulations;
+#[cfg(test)]
+mod printed_defaults;
 
 pub use backends::{builtin_backends, find, milp_solver, nlp_solver, tree_search_solver};
 pub use formulations::{builtin_formulations, FormulationEntry, Tasks};
