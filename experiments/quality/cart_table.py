@@ -280,8 +280,9 @@ def table(args):
     head += ["s/split %s" % v for v in sorct]
     head += ["iterations/split %s" % v for v in sorct]
     # The CART-kept and gamma columns read the `default` variant's results where it is
-    # listed (the tables of issue 24's first default), else the first S-ORCT variant's.
-    chosen = "default" if "default" in sorct else sorct[0]
+    # listed (the tables of issue 24's first default), else the first S-ORCT variant's
+    # (none with `--variants cart` alone: the columns stay empty).
+    chosen = sorct[0] if sorct and "default" not in sorct else "default"
     head += ["CART kept (%s)" % chosen, "gamma (%s)" % chosen]
     if "tao" in sorct:
         head += ["CART / TAO kept (tao)"]
