@@ -254,6 +254,7 @@ impl L0TreeConfig {
             screen: self.screen,
             // The steep approximation at the raised gamma does not shrink what it keeps.
             refit_support: false,
+            refit_starts: sorct::DEFAULT_REFIT_STARTS,
             selection_folds: self.selection_folds,
             selection_starts: FoldStarts::BestPoint,
             selection_fold_solves: 0,

@@ -199,6 +199,8 @@ pub struct SorctProblem {
     cache: PointCache<Forward>,
     /// Per branch node, its last (a_t, mu_t) and routing columns (see [`BranchColumns`]).
     branch_cache: Mutex<Vec<Option<CachedBranch>>>,
+    /// `refit_support`'s multistart per support, run once for the split's starts.
+    pub(crate) support_refits: super::support_refit::SupportRefits,
 }
 
 /// A branch node's (a_t, mu_t) and its routing columns there.
@@ -296,6 +298,7 @@ impl SorctProblem {
             hessian,
             cache: PointCache::default(),
             branch_cache,
+            support_refits: Default::default(),
         }
     }
 

@@ -98,7 +98,7 @@ fn every_printed_default_is_the_config_default() {
             sorct_read = Some(read);
         }
     }
-    // Most printed defaults are values: S-ORCT's 22 keys print 18 of them as TOML (not read:
+    // Most printed defaults are values: S-ORCT's 23 keys print 19 of them as TOML (not read:
     // the two `_log2` keys, printed "" as they have none, and `costs` and `rho`, prose).
     let sorct_read = sorct_read.expect("S-ORCT is a built-in formulation");
     assert!(
