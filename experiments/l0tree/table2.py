@@ -12,12 +12,15 @@ protocol on the three-class sets.
 then counts repeats of it). `--defaults` runs glassbox's defaults (the data's split scale, the
 CART start, the cross-validated choice) instead of the paper's protocol; each row then also
 reports the accuracy of the tree glassbox returns per split ("selected"), besides the mean
-over every start that the paper reports.
+over every start that the paper reports. `--refit` adds `refit_support = true` to the
+L-infinity rows (S-ORCT's relaxed refit on each start's support: `formulations/continuation.rs`
+`Refit`; l0tree has none) and `--methods` runs some of the two.
 
 Rerunning the same command with the same `--out` resumes it (finished cells are skipped).
 
 usage: table2.py GLASSBOX [--grid -8,-6,-4,-2,0,2,4] [--splits 5] [--starts 3] [--depth 1]
-       [--folds 5] [--defaults] [--datasets monks1,...] [--out DIR]
+       [--folds 5] [--defaults] [--refit] [--methods L0glob,Linf] [--datasets monks1,...]
+       [--out DIR]
 """
 import argparse, json, os, statistics, subprocess, sys, tempfile
 
@@ -53,6 +56,8 @@ def config(dataset, method, r, n_train, args):
     else:
         form = 'name = "sorct"\ndepth = %d\nlambda_global = %.17g\nrho = [0.1]\n' % (
             args.depth, 2.0 ** r / n_train)
+        if args.refit:
+            form += "refit_support = true\n"
     split = ('protocol = "kfold"\nfolds = %d\n' % args.folds if args.folds
              else "test_fraction = 0.25\n")
     return ('[data]\npath = "%s"\ncategorical = %s\n\n[split]\n%s'
@@ -76,6 +81,8 @@ def main():
     ap.add_argument("--depth", type=int, default=1)
     ap.add_argument("--folds", type=int, default=0)
     ap.add_argument("--defaults", action="store_true")
+    ap.add_argument("--refit", action="store_true")
+    ap.add_argument("--methods", default="L0glob,Linf")
     ap.add_argument("--datasets", default=",".join(SETS))
     ap.add_argument("--out", default=tempfile.mkdtemp(prefix="table2-"))
     args = ap.parse_args()
@@ -87,7 +94,9 @@ def main():
         # Rows with missing cells are none in these sets; the training share as the split
         # makes it.
         n_train = round((1 - 1 / args.folds if args.folds else 0.75) * rows(dataset))
-        for method in ["L0glob", "Linf"]:
+        for method in args.methods.split(","):
+            if method not in ("L0glob", "Linf"):
+                sys.exit("table2.py: unknown method %r (L0glob or Linf)" % method)
             best = None
             best_selected = None
             for r in grid:

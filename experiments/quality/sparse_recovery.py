@@ -15,12 +15,17 @@ A seed counts as recovered for a method when some lambda on its path gives a tre
 exactly the relevant features (delta_G = 85%) with test accuracy at least the Bayes accuracy
 minus 2 points.
 
+`oracle` (a reference, not a method): S-ORCT with lambda = 0 on the relevant features alone
+(the other columns dropped; the same rows, so the same split), the same starts. It tells what
+a depth-2 tree on exactly the right support reaches on the seed's test rows: where it is
+below the threshold, no method that recovers the support can pass it there.
+
 usage:
   sparse_recovery.py run GLASSBOX --out DIR [--seeds 1-10] [--starts 10] [--grid -6,...,4]
-                     [--methods sorct,l0glob]
+                     [--methods sorct,sorct_refit,l0glob,oracle]
   sparse_recovery.py report --out DIR [--plot experiments/figures/sparse_recovery_path.png]
 """
-import argparse, json, os, re, subprocess, sys
+import argparse, json, os, re, statistics, subprocess, sys
 
 # selection_folds = 0: each lambda's tree is the best objective, as in the papers; the
 # cross-validated choice would return CART's tree wherever the sparse tree is not clearly
@@ -32,15 +37,20 @@ import argparse, json, os, re, subprocess, sys
 # random start is sparsified at the configured gamma first, formulations/continuation.rs),
 # so one dense tree carried along the path stayed dense. S-ORCT with `refit_support` (the
 # relaxed fit) is solved fresh at every lambda too: a carried refit point would start the
-# next penalized solve from unshrunk coefficients.
+# next penalized solve from unshrunk coefficients; `sorct_fresh` is S-ORCT solved so too,
+# without the refit (what the refit adds, in accuracy and in time: `report` prints both).
 METHODS = {
     "sorct": ('name = "sorct"\ndepth = 2\nselection_folds = 0\nlambda_global_log2 = %s\n',
               "true", "S-ORCT, l-infinity"),
+    "sorct_fresh": ('name = "sorct"\ndepth = 2\nselection_folds = 0\nlambda_global_log2 = %s\n',
+                    "false", "S-ORCT, l-infinity, fresh starts"),
     "sorct_refit": ('name = "sorct"\ndepth = 2\nselection_folds = 0\nrefit_support = true\n'
                     'lambda_global_log2 = %s\n', "false", "S-ORCT, refit on its support"),
     "l0glob": ('name = "l0tree"\ndepth = 2\nselection_folds = 0\nlambda_global_log2 = %s\n',
                "false", "L0glob"),
 }
+# The reference on the relevant features alone (see the module comment).
+ORACLE = ('name = "sorct"\ndepth = 2\nselection_folds = 0\n', "S-ORCT on the relevant features alone")
 BAYES = 0.95
 FEATURES = 20
 
@@ -53,10 +63,27 @@ def seeds(text):
 
 
 def config(data, method, grid, starts):
+    if method == "oracle":
+        formulation, warm = ORACLE[0], "false"
+    else:
+        formulation, warm = METHODS[method][0] % grid, METHODS[method][1]
     return ('[data]\npath = "%s"\n\n[split]\ntest_fraction = 0.25\nrepeats = 1\nseed = 1\n\n'
             '[formulation]\n%s\n[solver]\nname = "ipopt"\ntime_limit = 300.0\n\n'
             '[multistart]\nstarts = %d\nseed = 1\n\n[experiment]\nwarm_path = %s\n'
-            'save_models = true\n' % (data, METHODS[method][0] % grid, starts, METHODS[method][1]))
+            'save_models = true\n' % (data, formulation, starts, warm))
+
+
+def relevant_only(data, names, path):
+    """`data`'s relevant columns and its target, the rows in their order (the same split)."""
+    import csv
+    with open(data) as f:
+        rows = list(csv.DictReader(f))
+    with open(path + ".part", "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(names + ["target"])
+        for r in rows:
+            w.writerow([r[c] for c in names] + [r["target"]])
+    os.replace(path + ".part", path)
 
 
 def run(args):
@@ -74,9 +101,16 @@ def run(args):
             names = [n.strip() for n in relevant.split(",")]
             json.dump(names, open(os.path.join(d, "relevant.json"), "w"))
         for method in args.methods.split(","):
+            if method != "oracle" and method not in METHODS:
+                sys.exit("unknown method %r (one of %s, oracle)" % (method, ", ".join(METHODS)))
+            source = data
+            if method == "oracle":
+                source = os.path.join(d, "relevant.csv")
+                names = json.load(open(os.path.join(d, "relevant.json")))
+                relevant_only(data, names, source)
             path = os.path.join(d, method + ".toml")
             with open(path, "w") as f:
-                f.write(config(data, method, grid, args.starts))
+                f.write(config(source, method, grid, args.starts))
             print("seed %d %s" % (seed, method), flush=True)
             subprocess.run([args.glassbox, "run", path, "--out", os.path.join(d, method)],
                            check=True, stdout=subprocess.DEVNULL)
@@ -110,11 +144,35 @@ def path_of(d, method, relevant):
     return sorted(out)
 
 
+def cost_of(d, method):
+    """(seconds, IPOPT iterations) of every solve of the method's run on the seed, or None."""
+    results = os.path.join(d, method, "results.jsonl")
+    if not os.path.exists(results):
+        return None
+    recs = [json.loads(line) for line in open(results)]
+    return (sum(r.get("solve_seconds") or 0.0 for r in recs),
+            sum(r.get("iterations") or 0 for r in recs))
+
+
+def oracle_of(d):
+    """The oracle's test accuracy on the seed's split, or None where it has not run."""
+    results = os.path.join(d, "oracle", "results.jsonl")
+    if not os.path.exists(results):
+        return None
+    for line in open(results):
+        rec = json.loads(line)
+        if rec.get("selected"):
+            return rec["test_accuracy"]
+    return None
+
+
 def report(args):
     rows = []
     recovered = {m: 0 for m in METHODS}
     exact_any = {m: 0 for m in METHODS}
     ran = {m: 0 for m in METHODS}
+    costs = {m: [] for m in METHODS}
+    oracles = []
     names = [n for n in os.listdir(args.out) if n.startswith("seed") and n[4:].isdigit()]
     for name in sorted(names, key=lambda n: int(n[4:])):
         d = os.path.join(args.out, name)
@@ -124,12 +182,16 @@ def report(args):
         paths = {m: path_of(d, m, relevant) for m in METHODS}
         if all(p is None for p in paths.values()):
             continue
-        row = [name[4:], ", ".join(relevant)]
+        oracle = oracle_of(d)
+        oracles.append(oracle)
+        row = [name[4:], ", ".join(relevant),
+               "not run" if oracle is None else "%.1f%%" % (100 * oracle)]
         for m in METHODS:
             if paths[m] is None:
                 row.append("not run")
                 continue
             ran[m] += 1
+            costs[m].append(cost_of(d, m))
             exact = [(r, acc) for (r, used, acc, _) in paths[m] if used == relevant]
             good = [(r, acc) for (r, acc) in exact if acc >= BAYES - 0.02]
             exact_any[m] += bool(exact)
@@ -138,14 +200,26 @@ def report(args):
             row.append("yes (r = %g, %.1f%%)" % (best[0], 100 * best[1]) if good else
                        ("support at r = %g, %.1f%%" % (best[0], 100 * best[1]) if best else "no"))
         rows.append(row)
-    print("| seed | relevant | " + " | ".join(METHODS[m][2] for m in METHODS) + " |")
-    print("|---|---|" + "---|" * len(METHODS))
+    print("| seed | relevant | %s | " % ORACLE[1] + " | ".join(METHODS[m][2] for m in METHODS)
+          + " |")
+    print("|---|---|---|" + "---|" * len(METHODS))
     for row in rows:
         print("| " + " | ".join(row) + " |")
     for m in METHODS:
         print("\n%s: exact support with test accuracy >= %.2f on %d of %d seeds "
               "(exact support at some lambda on %d)" % (m, BAYES - 0.02, recovered[m], ran[m],
                                                         exact_any[m]))
+    print("\nper seed, the seconds and IPOPT iterations of every solve over the grid "
+          "(median over the seeds run):")
+    for m in METHODS:
+        if costs[m]:
+            print("  %-12s %8.1f s %9d iterations" % (
+                m, statistics.median(c[0] for c in costs[m]),
+                statistics.median(c[1] for c in costs[m])))
+    reached = [o for o in oracles if o is not None]
+    if reached:
+        print("\noracle: at or above %.2f on %d of %d seeds" % (
+            BAYES - 0.02, sum(o >= BAYES - 0.02 for o in reached), len(reached)))
     if args.plot:
         plot(args, args.plot_seed)
 
@@ -157,6 +231,7 @@ def plot(args, seed):
     d = os.path.join(args.out, "seed%d" % seed)
     relevant = sorted(json.load(open(os.path.join(d, "relevant.json"))))
     shown = [m for m in METHODS if path_of(d, m, relevant)]
+    oracle = oracle_of(d)
     fig, axes = plt.subplots(1, len(shown), figsize=(5 * len(shown), 3.8), squeeze=False)
     for ax, m in zip(axes[0], shown):
         title = METHODS[m][2] + (" (lambda_0^G = 2^r)" if m == "l0glob" else
@@ -165,6 +240,9 @@ def plot(args, seed):
         r = [t[0] for t in p]
         ax.plot(r, [100 * t[2] for t in p], "o-", label="test accuracy (%)")
         ax.axhline(100 * BAYES, color="grey", ls=":", label="Bayes accuracy")
+        if oracle is not None:
+            ax.axhline(100 * oracle, color="C3", ls="--", lw=0.8,
+                       label="S-ORCT on the relevant features alone")
         ax.set_xlabel("r")
         ax.set_ylabel("test accuracy (%)")
         ax.set_title(title, fontsize=10)
@@ -192,7 +270,7 @@ def main():
     ap.add_argument("--seeds", default="1-10")
     ap.add_argument("--starts", type=int, default=10)
     ap.add_argument("--grid", default="-6,-5,-4,-3,-2,-1,0,1,2,3,4")
-    ap.add_argument("--methods", default=",".join(METHODS))
+    ap.add_argument("--methods", default=",".join(list(METHODS) + ["oracle"]))
     ap.add_argument("--plot")
     ap.add_argument("--plot-seed", type=int, default=1)
     args = ap.parse_args()
