@@ -24,6 +24,7 @@ usage:
   sparse_recovery.py run GLASSBOX --out DIR [--seeds 1-10] [--starts 10] [--grid -6,...,4]
                      [--methods sorct,sorct_refit,l0glob,oracle]
   sparse_recovery.py report --out DIR [--plot experiments/figures/sparse_recovery_path.png]
+                     [--plot-seed 1] [--plot-methods sorct,sorct_refit,l0glob]
 """
 import argparse, json, os, re, statistics, subprocess, sys
 
@@ -230,7 +231,7 @@ def plot(args, seed):
     import matplotlib.pyplot as plt
     d = os.path.join(args.out, "seed%d" % seed)
     relevant = sorted(json.load(open(os.path.join(d, "relevant.json"))))
-    shown = [m for m in METHODS if path_of(d, m, relevant)]
+    shown = [m for m in args.plot_methods.split(",") if path_of(d, m, relevant)]
     oracle = oracle_of(d)
     fig, axes = plt.subplots(1, len(shown), figsize=(5 * len(shown), 3.8), squeeze=False)
     for ax, m in zip(axes[0], shown):
@@ -245,6 +246,8 @@ def plot(args, seed):
                        label="S-ORCT on the relevant features alone")
         ax.set_xlabel("r")
         ax.set_ylabel("test accuracy (%)")
+        # One scale for every panel, so the methods compare at a glance.
+        ax.set_ylim(40, 100)
         ax.set_title(title, fontsize=10)
         ax2 = ax.twinx()
         ax2.step(r, [len(t[1]) for t in p], where="mid", color="C1", label="features used")
@@ -273,6 +276,7 @@ def main():
     ap.add_argument("--methods", default=",".join(list(METHODS) + ["oracle"]))
     ap.add_argument("--plot")
     ap.add_argument("--plot-seed", type=int, default=1)
+    ap.add_argument("--plot-methods", default="sorct,sorct_refit,l0glob")
     args = ap.parse_args()
     if args.command == "run":
         if not args.glassbox:
