@@ -79,7 +79,7 @@ pub fn solve<P: NlpProblem>(
                 break;
             }
         }
-        let stage_options = with_remaining(&options, started, iterations);
+        let stage_options = with_remaining(&options, started.elapsed().as_secs_f64(), iterations);
         let stage = at(gamma);
         let result = solver.solve(&Frozen::new(&stage, &fixed), &stage_options)?;
         iterations += result.iterations;
@@ -129,7 +129,7 @@ pub fn solve<P: NlpProblem>(
             ));
         }
     }
-    let stage_options = with_remaining(&options, started, iterations);
+    let stage_options = with_remaining(&options, started.elapsed().as_secs_f64(), iterations);
     let result = solver.solve(&Frozen::new(target, &fixed), &stage_options)?;
     iterations += result.iterations;
     trail.push(format!(
@@ -228,13 +228,7 @@ impl Refit<'_> {
         for &j in &fixed {
             point[j] = 0.0;
         }
-        let mut o = options.clone();
-        if let Some(limit) = o.time_limit {
-            o.time_limit = Some((limit - result.wall_seconds).max(1e-3));
-        }
-        if let Some(limit) = o.iteration_limit {
-            o.iteration_limit = Some(limit.saturating_sub(result.iterations).max(1));
-        }
+        let o = with_remaining(options, result.wall_seconds, result.iterations);
         let started = Instant::now();
         let own = self.solve_from(point, &fixed, solver, &o)?;
         let mut iterations = own.iterations;
@@ -244,7 +238,7 @@ impl Refit<'_> {
             own.raw_status
         )];
         let own = usable(own, n);
-        let o = with_remaining(&o, started, iterations);
+        let o = with_remaining(&o, started.elapsed().as_secs_f64(), iterations);
         let support = match (self.on_support)(&result.primal, &o)? {
             Some((tree, spent)) => {
                 iterations += spent;
@@ -257,7 +251,7 @@ impl Refit<'_> {
                     .copied()
                     .filter(|&j| tree.primal[j] == 0.0)
                     .collect();
-                let o = with_remaining(&o, started, iterations);
+                let o = with_remaining(&o, started.elapsed().as_secs_f64(), iterations);
                 let polished = self.solve_from(tree.primal.clone(), &held, solver, &o)?;
                 iterations += polished.iterations;
                 trail.push(format!(
@@ -318,7 +312,7 @@ impl Refit<'_> {
 }
 
 /// `refit` when it ended with a point of a problem of `n` variables.
-fn usable(refit: SolveResult, n: usize) -> Option<SolveResult> {
+pub(crate) fn usable(refit: SolveResult, n: usize) -> Option<SolveResult> {
     (refit.status.has_solution() && refit.primal.len() == n && refit.objective.is_some())
         .then_some(refit)
 }
@@ -395,11 +389,11 @@ impl NlpProblem for Frozen<'_> {
     }
 }
 
-/// `options` with the time and iterations left after `iterations` in `started`'s time.
-fn with_remaining(options: &SolveOptions, started: Instant, iterations: u64) -> SolveOptions {
+/// `options` with the time and iterations left after `seconds` and `iterations` spent.
+fn with_remaining(options: &SolveOptions, seconds: f64, iterations: u64) -> SolveOptions {
     let mut o = options.clone();
     if let Some(limit) = o.time_limit {
-        o.time_limit = Some((limit - started.elapsed().as_secs_f64()).max(1e-3));
+        o.time_limit = Some((limit - seconds).max(1e-3));
     }
     if let Some(limit) = o.iteration_limit {
         o.iteration_limit = Some(limit.saturating_sub(iterations).max(1));

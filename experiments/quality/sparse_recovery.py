@@ -123,14 +123,22 @@ def matrix(value):
     return [[data[c * rows + r] for c in range(cols)] for r in range(rows)]
 
 
-def path_of(d, method, relevant):
-    """Per lambda cell: (r, used feature names, test accuracy, delta_G)."""
+def records(d, method):
+    """The results lines of the method's run on the seed (folder `d`), or None where it has
+    not run."""
     results = os.path.join(d, method, "results.jsonl")
     if not os.path.exists(results):
         return None
+    return [json.loads(line) for line in open(results)]
+
+
+def path_of(d, method, relevant):
+    """Per lambda cell: (r, used feature names, test accuracy, delta_G)."""
+    recs = records(d, method)
+    if recs is None:
+        return None
     out = []
-    for line in open(results):
-        rec = json.loads(line)
+    for rec in recs:
         if not rec.get("selected"):
             continue
         cell = rec["cell"]
@@ -147,24 +155,17 @@ def path_of(d, method, relevant):
 
 def cost_of(d, method):
     """(seconds, IPOPT iterations) of every solve of the method's run on the seed, or None."""
-    results = os.path.join(d, method, "results.jsonl")
-    if not os.path.exists(results):
+    recs = records(d, method)
+    if recs is None:
         return None
-    recs = [json.loads(line) for line in open(results)]
     return (sum(r.get("solve_seconds") or 0.0 for r in recs),
             sum(r.get("iterations") or 0 for r in recs))
 
 
 def oracle_of(d):
     """The oracle's test accuracy on the seed's split, or None where it has not run."""
-    results = os.path.join(d, "oracle", "results.jsonl")
-    if not os.path.exists(results):
-        return None
-    for line in open(results):
-        rec = json.loads(line)
-        if rec.get("selected"):
-            return rec["test_accuracy"]
-    return None
+    selected = [r["test_accuracy"] for r in records(d, "oracle") or [] if r.get("selected")]
+    return selected[0] if selected else None
 
 
 def report(args):
@@ -278,6 +279,9 @@ def main():
     ap.add_argument("--plot-seed", type=int, default=1)
     ap.add_argument("--plot-methods", default="sorct,sorct_refit,l0glob")
     args = ap.parse_args()
+    unknown = [m for m in args.plot_methods.split(",") if m not in METHODS]
+    if unknown:
+        sys.exit("unknown --plot-methods %s (of %s)" % (", ".join(unknown), ", ".join(METHODS)))
     if args.command == "run":
         if not args.glassbox:
             sys.exit("run needs the glassbox binary")

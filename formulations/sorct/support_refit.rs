@@ -90,13 +90,10 @@ pub(crate) fn best_on_support(
         let incumbent = best.as_ref().and_then(|b| b.objective);
         let result = sub_config.solve_start(&sub, solver, &o, StartContext { kind, incumbent })?;
         iterations += result.iterations;
-        let better = result.status.has_solution()
-            && result.primal.len() == sub.layout.n
-            && result
-                .objective
-                .is_some_and(|v| incumbent.is_none_or(|b| v < b));
-        if better {
-            best = Some(result);
+        if let Some(result) = crate::continuation::usable(result, sub.layout.n) {
+            if incumbent.is_none_or(|b| result.objective.is_some_and(|v| v < b)) {
+                best = Some(result);
+            }
         }
     }
     let tree = best.map(|mut b| {
