@@ -46,6 +46,7 @@ Variants (one results folder each under OUT):
 usage:
   cart_table.py run GLASSBOX --out DIR [--variants cart,paper,default] [--datasets a,b]
                 [--depths 1,2,3,4] [--splits 10] [--starts 20] [--shard i/n]
+                [--processes n]
   cart_table.py table --out DIR [--variants ...] [--first N]  # markdown table on stdout
   cart_table.py paper_rows --out DIR [--variants ...] [--first N]  # the S-ORCT paper's lambda = 0 rows
   cart_table.py margins --out DIR --variants cart,default [--margins 0.5,1,2]  # the choice's margin
@@ -72,6 +73,9 @@ variant of the row has finished (the first `--first` of them where given: `run -
 Each (variant, data set, depth) is one config on the experiment engine (resumable: an
 interrupted cell continues where it stopped when `run` is repeated). `--shard i/n` runs
 every n-th cell, for separate processes (IPOPT solves one problem at a time per process).
+`--processes n` runs each cell's splits on n processes instead (`glassbox run --shard i/n`
+into the cell's `shards/i`, merged into its `run`): for a cell that takes hours, such as
+german credit at depth 4. A cell resumes only in the mode it was started in.
 """
 import argparse, json, os, re, statistics, subprocess, sys
 
@@ -166,8 +170,34 @@ def run(args):
         with open(path, "w") as f:
             f.write(config(variant, dataset, depth, args.splits, args.starts))
         print("%s %s D=%d" % (variant, dataset, depth), flush=True)
-        subprocess.run([args.glassbox, "run", path, "--out", os.path.join(d, "run")],
-                       check=True, stdout=subprocess.DEVNULL)
+        if args.processes == 1:
+            if os.path.isdir(os.path.join(d, "shards")):
+                sys.exit("%s was run with --processes > 1: resume it with the same "
+                         "--processes" % d)
+            subprocess.run([args.glassbox, "run", path, "--out", os.path.join(d, "run")],
+                           check=True, stdout=subprocess.DEVNULL)
+        else:
+            run_in_processes(args.glassbox, path, d, args.processes)
+
+
+def run_in_processes(glassbox, config_path, d, n):
+    """One cell's splits on n processes: `glassbox run --shard i/n` into D/shards/i (each
+    resumable on its own; an earlier session's shard folders copied there are resumed),
+    then `glassbox merge` into D/run, the folder every reading command takes."""
+    merged = os.path.join(d, "run")
+    if os.path.exists(os.path.join(merged, "results.jsonl")) and \
+            not os.path.isdir(os.path.join(d, "shards")):
+        sys.exit("%s was run in one process: resume it without --processes" % d)
+    shards = [os.path.join(d, "shards", str(i)) for i in range(1, n + 1)]
+    # (a shard folder of another n is refused by the engine: it names both shards)
+    procs = [subprocess.Popen([glassbox, "run", config_path, "--out", s,
+                               "--shard", "%d/%d" % (i + 1, n)], stdout=subprocess.DEVNULL)
+             for i, s in enumerate(shards)]
+    codes = [p.wait() for p in procs]
+    if any(codes):
+        sys.exit("%s: a shard failed (exit codes %s); run again to resume" % (d, codes))
+    subprocess.run([glassbox, "merge", merged] + shards + ["--force"], check=True,
+                   stdout=subprocess.DEVNULL)
 
 
 COUNTS = re.compile(r"cart [0-9.]+ \(rows only the optimized trees get right (\d+), only cart (\d+)\)")
@@ -569,6 +599,8 @@ def main():
     ap.add_argument("--splits", type=int, default=10)
     ap.add_argument("--starts", type=int, default=20)
     ap.add_argument("--shard", default="1/1")
+    # run: each cell's splits on this many processes (a costly cell on several cores)
+    ap.add_argument("--processes", type=int, default=1)
     # table / paper_rows: only the first N splits of each cell (a folder run with more
     # splits than the protocol's ten still gives the protocol's table).
     ap.add_argument("--first", type=int, default=10 ** 9)
@@ -580,6 +612,8 @@ def main():
     if args.command == "run":
         if not args.glassbox:
             sys.exit("run needs the glassbox binary")
+        if args.processes < 1:
+            sys.exit("--processes must be at least 1, got %d" % args.processes)
         run(args)
     elif args.command == "paper_rows":
         paper_rows(args)
