@@ -170,10 +170,14 @@ def run(args):
         with open(path, "w") as f:
             f.write(config(variant, dataset, depth, args.splits, args.starts))
         print("%s %s D=%d" % (variant, dataset, depth), flush=True)
+        # A cell resumes only in the mode it was started in: shards/ marks a sharded one
+        # (its run/ is their merge), run/ alone a one-process one.
+        sharded = os.path.isdir(os.path.join(d, "shards"))
+        if sharded and args.processes == 1:
+            sys.exit("%s was run in shards: resume it with the same --processes" % d)
+        if not sharded and args.processes > 1 and os.path.isdir(os.path.join(d, "run")):
+            sys.exit("%s was run in one process: resume it without --processes" % d)
         if args.processes == 1:
-            if os.path.isdir(os.path.join(d, "shards")):
-                sys.exit("%s was run with --processes > 1: resume it with the same "
-                         "--processes" % d)
             subprocess.run([args.glassbox, "run", path, "--out", os.path.join(d, "run")],
                            check=True, stdout=subprocess.DEVNULL)
         else:
@@ -184,10 +188,6 @@ def run_in_processes(glassbox, config_path, d, n):
     """One cell's splits on n processes: `glassbox run --shard i/n` into D/shards/i (each
     resumable on its own; an earlier session's shard folders copied there are resumed),
     then `glassbox merge` into D/run, the folder every reading command takes."""
-    merged = os.path.join(d, "run")
-    if os.path.exists(os.path.join(merged, "results.jsonl")) and \
-            not os.path.isdir(os.path.join(d, "shards")):
-        sys.exit("%s was run in one process: resume it without --processes" % d)
     shards = [os.path.join(d, "shards", str(i)) for i in range(1, n + 1)]
     # (a shard folder of another n is refused by the engine: it names both shards)
     procs = [subprocess.Popen([glassbox, "run", config_path, "--out", s,
@@ -196,8 +196,8 @@ def run_in_processes(glassbox, config_path, d, n):
     codes = [p.wait() for p in procs]
     if any(codes):
         sys.exit("%s: a shard failed (exit codes %s); run again to resume" % (d, codes))
-    subprocess.run([glassbox, "merge", merged] + shards + ["--force"], check=True,
-                   stdout=subprocess.DEVNULL)
+    subprocess.run([glassbox, "merge", os.path.join(d, "run")] + shards + ["--force"],
+                   check=True, stdout=subprocess.DEVNULL)
 
 
 COUNTS = re.compile(r"cart [0-9.]+ \(rows only the optimized trees get right (\d+), only cart (\d+)\)")
