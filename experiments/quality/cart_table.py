@@ -68,7 +68,9 @@ point": `before`). Columns: mean test accuracy, the difference to CART with the 
 error of the paired per-split differences, the median seconds and IPOPT iterations per
 split (every line of the split, the choice's folds included), over the splits every
 variant of the row has finished (the first `--first` of them where given: `run --splits
-30` extends a cell, and `table --first 10` still gives the ten-split protocol's row).
+30` into a fresh OUT solves split seeds 1-30, whose first ten are the protocol's, and
+`table --first 10` still gives the ten-split protocol's row; a cell already run with other
+`--splits` or `--starts` is refused, its results kept).
 
 Each (variant, data set, depth) is one config on the experiment engine (resumable: an
 interrupted cell continues where it stopped when `run` is repeated). `--shard i/n` runs
@@ -167,27 +169,40 @@ def run(args):
         d = cell_dir(args.out, variant, dataset, depth)
         os.makedirs(d, exist_ok=True)
         path = os.path.join(d, "config.toml")
-        with open(path, "w") as f:
-            f.write(config(variant, dataset, depth, args.splits, args.starts))
+        text = config(variant, dataset, depth, args.splits, args.starts)
         print("%s %s D=%d" % (variant, dataset, depth), flush=True)
         # A cell resumes only in the mode it was started in: shards/ marks a sharded one
         # (its run/ is their merge), run/ alone a one-process one.
         sharded = os.path.isdir(os.path.join(d, "shards"))
+        started = sharded or os.path.isdir(os.path.join(d, "run"))
         if sharded and args.processes == 1:
             sys.exit("%s was run in shards: resume it with the same --processes" % d)
-        if not sharded and args.processes > 1 and os.path.isdir(os.path.join(d, "run")):
+        if not sharded and args.processes > 1 and started:
             sys.exit("%s was run in one process: resume it without --processes" % d)
+        # The engine decides whether the results there are this config's (its fingerprint
+        # ignores what does not change a solve); where it refuses them, the cell's
+        # config.toml is put back, so that it still describes the results beside it.
+        before = open(path).read() if os.path.exists(path) else None
+        with open(path, "w") as f:
+            f.write(text)
         if args.processes == 1:
-            subprocess.run([args.glassbox, "run", path, "--out", os.path.join(d, "run")],
-                           check=True, stdout=subprocess.DEVNULL)
+            code = subprocess.run([args.glassbox, "run", path, "--out", os.path.join(d, "run")],
+                                  stdout=subprocess.DEVNULL).returncode
         else:
-            run_in_processes(args.glassbox, path, d, args.processes)
+            code = run_in_processes(args.glassbox, path, d, args.processes)
+        if code:
+            if before is not None and before != text:
+                with open(path, "w") as f:
+                    f.write(before)
+            sys.exit("%s: glassbox failed (exit code %d): results of another --splits or "
+                     "--starts need a fresh --out; otherwise run again to resume" % (d, code))
 
 
 def run_in_processes(glassbox, config_path, d, n):
     """One cell's splits on n processes: `glassbox run --shard i/n` into D/shards/i (each
     resumable on its own; an earlier session's shard folders copied there are resumed),
-    then `glassbox merge` into D/run, the folder every reading command takes."""
+    then `glassbox merge` into D/run, the folder every reading command takes. Returns 0 when
+    every shard and the merge succeeded, else a failing exit code."""
     shards = [os.path.join(d, "shards", str(i)) for i in range(1, n + 1)]
     # (a shard folder of another n is refused by the engine: it names both shards)
     procs = [subprocess.Popen([glassbox, "run", config_path, "--out", s,
@@ -195,9 +210,10 @@ def run_in_processes(glassbox, config_path, d, n):
              for i, s in enumerate(shards)]
     codes = [p.wait() for p in procs]
     if any(codes):
-        sys.exit("%s: a shard failed (exit codes %s); run again to resume" % (d, codes))
-    subprocess.run([glassbox, "merge", os.path.join(d, "run")] + shards + ["--force"],
-                   check=True, stdout=subprocess.DEVNULL)
+        print("%s: a shard failed (exit codes %s)" % (d, codes), file=sys.stderr)
+        return max(codes)
+    return subprocess.run([glassbox, "merge", os.path.join(d, "run")] + shards + ["--force"],
+                          stdout=subprocess.DEVNULL).returncode
 
 
 COUNTS = re.compile(r"cart [0-9.]+ \(rows only the optimized trees get right (\d+), only cart (\d+)\)")
