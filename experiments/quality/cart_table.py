@@ -191,7 +191,7 @@ def run(args):
         else:
             code = run_in_processes(args.glassbox, path, d, args.processes)
         if code:
-            if before is not None and before != text:
+            if before is not None:
                 with open(path, "w") as f:
                     f.write(before)
             sys.exit("%s: glassbox failed (exit code %d): results of another --splits or "
@@ -211,7 +211,8 @@ def run_in_processes(glassbox, config_path, d, n):
     codes = [p.wait() for p in procs]
     if any(codes):
         print("%s: a shard failed (exit codes %s)" % (d, codes), file=sys.stderr)
-        return max(codes)
+        # (not max: a shard killed by a signal has a negative code)
+        return next(c for c in codes if c)
     return subprocess.run([glassbox, "merge", os.path.join(d, "run")] + shards + ["--force"],
                           stdout=subprocess.DEVNULL).returncode
 
