@@ -1,7 +1,9 @@
 //! Determinism: with fixed seeds and one thread, two `glassbox run`s of the same config write
 //! byte-identical `results.jsonl` apart from the timing fields (every key ending in
 //! `seconds`), and byte-identical models. Covered: an NLP formulation on IPOPT and on lbfgs,
-//! a MILP on HiGHS and on CBC, and the seeded random forest.
+//! a MILP on HiGHS and on CBC, and the seeded random forest. Also what a start's solve
+//! depends on: not on S-ORCT's `selection_folds`, and on the split's index in the run
+//! rather than its seed (a split rerun by `--shard` keeps its starts).
 //!
 //! A run that stops at a wall-clock limit is not reproducible (it stops where the clock says),
 //! so every solve here finishes well within its limit.
@@ -123,4 +125,121 @@ fn oct_on_highs_and_cbc() {
 #[test]
 fn random_forest() {
     assert_reproducible("name = \"forest\"\nn_trees = 5\ndepth = 3\nseed = 9", "");
+}
+
+/// The lines of `dir/results.jsonl`, parsed.
+fn lines(dir: &Path) -> Vec<serde_json::Value> {
+    std::fs::read_to_string(dir.join("results.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+/// What a start's solve found, without what names the config (the fingerprints) or times it.
+fn solve_of(line: &serde_json::Value) -> Vec<serde_json::Value> {
+    [
+        "split",
+        "split_seed",
+        "start",
+        "seed",
+        "origin",
+        "status",
+        "raw_status",
+        "objective",
+        "iterations",
+        "test_accuracy",
+    ]
+    .iter()
+    .map(|k| line[k].clone())
+    .collect()
+}
+
+fn is_choice(line: &serde_json::Value) -> bool {
+    line["origin"]
+        .as_str()
+        .is_some_and(|o| o.starts_with("selection"))
+}
+
+/// S-ORCT's cross-validated choice runs after the split's multistart: the number of its folds
+/// changes its own line only, never a start's solve. (A five-fold rerun of german credit's
+/// split 0 at depth 4 reproduces the three-fold run's 21 starts exactly.)
+#[test]
+fn the_multistart_does_not_depend_on_the_choice_s_folds() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = |folds: usize| {
+        format!(
+            "[data]\nsynthetic = {{ rows = 90, features = 3, classes = 2, seed = 7 }}\n\
+             [split]\nrepeats = 1\nseed = 3\n[formulation]\nname = \"sorct\"\ndepth = 2\n\
+             selection_folds = {folds}\n[solver]\nname = \"ipopt\"\nthreads = 1\n\
+             time_limit = 120.0\n[multistart]\nstarts = 3\nseed = 5\n"
+        )
+    };
+    let starts_of = |folds: usize| {
+        let all = lines(&run(dir.path(), &config(folds), &format!("f{folds}")));
+        let choices = all.iter().filter(|l| is_choice(l)).count();
+        assert_eq!(choices, usize::from(folds > 0), "{folds} folds: {all:?}");
+        all.iter()
+            .filter(|l| !is_choice(l))
+            .map(solve_of)
+            .collect::<Vec<_>>()
+    };
+    let three = starts_of(3);
+    assert_eq!(three.len(), 4, "CART's start and 3 random ones: {three:?}");
+    assert_eq!(three, starts_of(5));
+    assert_eq!(three, starts_of(0));
+}
+
+/// A random start's seed follows the split's index in the run, not the split's seed
+/// (docs/GRID_FORMAT.md "Seeds"): split r of a run is rerun with its own starts by
+/// `--shard (r+1)/repeats` of the same config, while a run of that split alone (`[split]
+/// seed` set to its seed, `repeats = 1`) deals the same rows but draws other starts.
+#[test]
+fn a_split_rerun_by_its_shard_keeps_its_starts() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = |seed: u64, repeats: usize| {
+        format!(
+            "[data]\nsynthetic = {{ rows = 60, features = 3, classes = 2, seed = 7 }}\n\
+             [split]\nrepeats = {repeats}\nseed = {seed}\n[formulation]\nname = \"sorct\"\n\
+             depth = 1\nselection_folds = 0\n[solver]\nname = \"ipopt\"\nthreads = 1\n\
+             time_limit = 120.0\n[multistart]\nstarts = 2\nseed = 5\n"
+        )
+    };
+    let whole = lines(&run(dir.path(), &config(3, 3), "whole"));
+    let last: Vec<_> = whole.iter().filter(|l| l["split"] == 2).collect();
+    assert_eq!(last.len(), 3, "CART's start and 2 random ones: {whole:?}");
+    assert_eq!(
+        last[0]["split_seed"], 5,
+        "split 2 of seed 3 has split seed 5"
+    );
+    let solves = |ls: &[&serde_json::Value]| ls.iter().map(|l| solve_of(l)).collect::<Vec<_>>();
+
+    let path = dir.path().join("config.toml");
+    std::fs::write(&path, config(3, 3)).unwrap();
+    let out = dir.path().join("shard");
+    let output = Command::new(env!("CARGO_BIN_EXE_glassbox"))
+        .args(["run", path.to_str().unwrap(), "--out"])
+        .arg(&out)
+        .args(["--shard", "3/3"])
+        .env("RAYON_NUM_THREADS", "1")
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let shard = lines(&out);
+    assert_eq!(solves(&shard.iter().collect::<Vec<_>>()), solves(&last));
+
+    let alone = lines(&run(dir.path(), &config(5, 1), "alone"));
+    assert_eq!(alone.len(), 3);
+    assert_eq!(alone[0]["split_seed"], 5);
+    assert_eq!(alone[0]["n_train"], last[0]["n_train"]);
+    for s in 1..3 {
+        assert_ne!(alone[s]["seed"], last[s]["seed"], "random start {s}");
+    }
+    // CART's start is no random draw: on the same rows it solves the same.
+    assert_eq!(alone[0]["origin"], "cart");
+    assert_eq!(solve_of(&alone[0])[1..], solve_of(last[0])[1..]);
 }
