@@ -13,6 +13,11 @@ use std::process::Command;
 
 /// Runs `config` (with a synthetic data table) into `out` on one thread.
 fn run(dir: &Path, config: &str, out: &str) -> std::path::PathBuf {
+    run_with(dir, config, out, &[])
+}
+
+/// [`run`] with more `glassbox run` arguments (`--shard i/n`).
+fn run_with(dir: &Path, config: &str, out: &str, more: &[&str]) -> std::path::PathBuf {
     let path = dir.join("config.toml");
     std::fs::write(&path, config).unwrap();
     let out = dir.join(out);
@@ -23,6 +28,7 @@ fn run(dir: &Path, config: &str, out: &str) -> std::path::PathBuf {
             "--out",
             out.to_str().unwrap(),
         ])
+        .args(more)
         .env("RAYON_NUM_THREADS", "1")
         .output()
         .unwrap();
@@ -212,25 +218,16 @@ fn a_split_rerun_by_its_shard_keeps_its_starts() {
         last[0]["split_seed"], 5,
         "split 2 of seed 3 has split seed 5"
     );
-    let solves = |ls: &[&serde_json::Value]| ls.iter().map(|l| solve_of(l)).collect::<Vec<_>>();
-
-    let path = dir.path().join("config.toml");
-    std::fs::write(&path, config(3, 3)).unwrap();
-    let out = dir.path().join("shard");
-    let output = Command::new(env!("CARGO_BIN_EXE_glassbox"))
-        .args(["run", path.to_str().unwrap(), "--out"])
-        .arg(&out)
-        .args(["--shard", "3/3"])
-        .env("RAYON_NUM_THREADS", "1")
-        .output()
-        .unwrap();
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
+    let shard = lines(&run_with(
+        dir.path(),
+        &config(3, 3),
+        "shard",
+        &["--shard", "3/3"],
+    ));
+    assert_eq!(
+        shard.iter().map(solve_of).collect::<Vec<_>>(),
+        last.iter().map(|l| solve_of(l)).collect::<Vec<_>>()
     );
-    let shard = lines(&out);
-    assert_eq!(solves(&shard.iter().collect::<Vec<_>>()), solves(&last));
 
     let alone = lines(&run(dir.path(), &config(5, 1), "alone"));
     assert_eq!(alone.len(), 3);
