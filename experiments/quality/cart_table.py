@@ -37,6 +37,10 @@ Variants (one results folder each under OUT):
            settings, written out.
   polished whole3m with the tree optimized from CART's start judged by the choice too
            (selection_polished = true): the same solves, a three-way choice.
+  polished5  polished on 5 folds (selection_folds = 5), 14 random starts a fold: the
+           same multistart, about twice the folds' solves.
+  polished5h polished on 5 folds of 7 random starts each (selection_fold_solves = 7):
+           about the folds' solves of polished, on more held-out rows per tree.
   rho      bestpoint5 with the performance constraints of the S-ORCT paper's Tables 3
            and 4 (rho_k = 0.1), for their lambda = 0 rows (`paper_rows`).
   V+onehot variant V with every level of a categorical column dummy coded (data.dummies =
@@ -125,6 +129,11 @@ VARIANTS = {
                'selection_fold_solves = 10\n',
     "whole3m": WHOLE3M,
     "polished": WHOLE3M + 'selection_polished = true\n',
+    "polished5": WHOLE3M.replace("selection_folds = 3", "selection_folds = 5")
+                 + 'selection_polished = true\n',
+    "polished5h": WHOLE3M.replace("selection_folds = 3", "selection_folds = 5")
+                  .replace("selection_fold_solves = 14", "selection_fold_solves = 7")
+                  + 'selection_polished = true\n',
 }
 SOLVER = '\n[solver]\nname = "ipopt"\ntime_limit = 300.0\n\n[multistart]\nstarts = %(starts)d\nseed = 1\n'
 
