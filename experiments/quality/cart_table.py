@@ -38,7 +38,7 @@ Variants (one results folder each under OUT):
   polished whole3m with the tree optimized from CART's start judged by the choice too
            (selection_polished = true): the same solves, a three-way choice.
   polished5  polished on 5 folds (selection_folds = 5), 14 random starts a fold: the
-           same multistart, about twice the folds' solves.
+           same multistart, 5/3 of the folds' solves.
   polished5h polished on 5 folds of 7 random starts each (selection_fold_solves = 7):
            about the folds' solves of polished, on more held-out rows per tree.
   rho      bestpoint5 with the performance constraints of the S-ORCT paper's Tables 3
@@ -107,6 +107,8 @@ BEST_POINT_5 = 'selection_folds = 5\nselection_starts = "best_point"\nselection_
 # The default's settings written out (`whole3m`), which `polished` extends.
 WHOLE3M = ('name = "sorct"\ndepth = %(depth)d\nselection_starts = "whole"\nselection_folds = 3\n'
            'selection_fold_solves = 14\n')
+POLISHED = WHOLE3M + 'selection_polished = true\n'
+POLISHED_5 = POLISHED.replace("selection_folds = 3", "selection_folds = 5")
 VARIANTS = {
     "cart": 'name = "cart"\ndepth = %(depth)d\n',
     "paper": 'name = "sorct"\ndepth = %(depth)d\nsplit_scale = "fixed"\ncart_start = false\n'
@@ -128,12 +130,9 @@ VARIANTS = {
     "whole3h": 'name = "sorct"\ndepth = %(depth)d\nselection_starts = "whole"\nselection_folds = 3\n'
                'selection_fold_solves = 10\n',
     "whole3m": WHOLE3M,
-    "polished": WHOLE3M + 'selection_polished = true\n',
-    "polished5": WHOLE3M.replace("selection_folds = 3", "selection_folds = 5")
-                 + 'selection_polished = true\n',
-    "polished5h": WHOLE3M.replace("selection_folds = 3", "selection_folds = 5")
-                  .replace("selection_fold_solves = 14", "selection_fold_solves = 7")
-                  + 'selection_polished = true\n',
+    "polished": POLISHED,
+    "polished5": POLISHED_5,
+    "polished5h": POLISHED_5.replace("selection_fold_solves = 14", "selection_fold_solves = 7"),
 }
 SOLVER = '\n[solver]\nname = "ipopt"\ntime_limit = 300.0\n\n[multistart]\nstarts = %(starts)d\nseed = 1\n'
 
