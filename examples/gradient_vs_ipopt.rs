@@ -14,7 +14,11 @@
 //! cargo run --release --example gradient_vs_ipopt -- 20 lbfgs path=barrier
 //! cargo run --release --example gradient_vs_ipopt -- 20 lbfgs path=barrier refine_after=1000000
 //! cargo run --release --example gradient_vs_ipopt -- 20 ipopt mu_init=0.05
+//! cargo run --release --example gradient_vs_ipopt -- 20 lbfgs problems=wine,redwine,boston3
 //! ```
+//!
+//! `problems=` (default `iris,boston`) picks the problems: `iris` and `wine` (S-ORCT, D=2),
+//! `boston` and `redwine` (S-ORRT, D=2), `boston3` (S-ORRT, D=3).
 //!
 //! The raw options apply to the compared backend only, so the last line measures how far
 //! IPOPT itself ends from its own optimum when one option changes.
@@ -199,15 +203,39 @@ fn main() {
         })
         .collect();
 
-    // S-ORCT, iris, D = 2: the training part of the first stratified 75/25 split.
-    let table = dataset("iris.csv");
+    // Which problems (raw `problems=`, comma-separated; default iris,boston): S-ORCT on a
+    // classification set and S-ORRT on a regression set, each at its depth.
+    let problems = raw
+        .iter()
+        .find(|(k, _)| k == "problems")
+        .map_or("iris,boston".to_string(), |(_, v)| v.clone());
+    let raw: Vec<(String, String)> = raw.into_iter().filter(|(k, _)| k != "problems").collect();
+    for name in problems.split(',') {
+        match name {
+            "iris" => classification("iris.csv", 2, n, backend, &raw),
+            "wine" => classification("wine.csv", 2, n, backend, &raw),
+            "boston" => regression("boston_housing.csv", 2, n, backend, &raw),
+            "boston3" => regression("boston_housing.csv", 3, n, backend, &raw),
+            "redwine" => regression("wine_quality_red.csv", 2, n, backend, &raw),
+            other => panic!("problems: unknown {other:?} (iris, wine, boston, boston3, redwine)"),
+        }
+    }
+}
+
+/// S-ORCT at `depth`, lambda = 0, on the training part of the first stratified 75/25 split
+/// of `file`, from the data-aware starts of seeds 0..n.
+fn classification(file: &str, depth: usize, n: u64, backend: &str, raw: &[(String, String)]) {
+    let table = dataset(file);
     let data = table.encode_classification().unwrap();
     let (train, _) = data::stratified_split(&data.y, 0.25, 1).unwrap();
     let train = data.rows(&train);
     let x = MinMaxScaler::fit(&train.x).transform(&train.x);
-    let config = sorct::SorctConfig::default();
+    let config = sorct::SorctConfig {
+        depth,
+        ..Default::default()
+    };
     let problem = config
-        .problem(Arc::new(x), Arc::new(train.y.clone()), 3)
+        .problem(Arc::new(x), Arc::new(train.y.clone()), data.classes.len())
         .unwrap();
     let starts: Vec<Vec<f64>> = (0..n)
         .map(|seed| {
@@ -215,20 +243,21 @@ fn main() {
             sorct::starts::random_start(&problem, config.initialization, &mut rng)
         })
         .collect();
-    compare(
-        "S-ORCT iris D=2, lambda = 0",
-        &problem,
-        &starts,
-        backend,
-        &raw,
-    );
+    let name = format!("S-ORCT {file} D={depth}, lambda = 0");
+    compare(&name, &problem, &starts, backend, raw);
+}
 
-    // S-ORRT, Boston, D = 2: the training part of the first random 75/25 split.
-    let table = dataset("boston_housing.csv");
+/// S-ORRT at `depth`, lambda = 0, on the training part of the first random 75/25 split of
+/// `file`, from the data-aware starts of seeds 0..n.
+fn regression(file: &str, depth: usize, n: u64, backend: &str, raw: &[(String, String)]) {
+    let table = dataset(file);
     let (train, _) = data::random_split(table.n_rows(), 0.25, 1).unwrap();
     let data = table.encode_regression().unwrap().rows(&train);
     let x = MinMaxScaler::fit(&data.x).transform(&data.x);
-    let config = sorrt::SorrtConfig::default();
+    let config = sorrt::SorrtConfig {
+        depth,
+        ..Default::default()
+    };
     let rows = TrainingRows {
         table: &table,
         rows: &train,
@@ -242,11 +271,6 @@ fn main() {
             sorrt::starts::random_start(&problem, config.initialization, &mut rng)
         })
         .collect();
-    compare(
-        "S-ORRT boston D=2, lambda = 0",
-        &problem,
-        &starts,
-        backend,
-        &raw,
-    );
+    let name = format!("S-ORRT {file} D={depth}, lambda = 0");
+    compare(&name, &problem, &starts, backend, raw);
 }
