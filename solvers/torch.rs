@@ -31,6 +31,9 @@
 //! S-ORRT (Boston, depth 2) until its iteration limit. Since a Hessian costs `n` gradients,
 //! `refine_after` defaults to "only when L-BFGS stalls" on both paths (`"lbfgs"` takes
 //! Newton steps from the start on `path = "barrier"`); set it to 0 for that behaviour.
+//! `path` defaults to `"direct"`, not lbfgs's `"auto"`: on the CPU torch's direct path
+//! already met issue 24's best-of-20 criterion on Boston S-ORRT, where its barrier path
+//! cost 2.6 times the seconds a solve (`benches/README.md`, "Best of 20 starts").
 //!
 //! # Options
 //!
@@ -100,11 +103,16 @@ const OWN_OPTIONS: [OptionSpec; 3] = [
     },
 ];
 
-/// lbfgs's `refine_after` with torch's default (see [`checked`]).
+/// lbfgs's `refine_after` and `path` with torch's defaults (see [`checked`]).
 const REFINE_AFTER: OptionSpec = OptionSpec {
     name: "refine_after",
     kind: OptionKind::Int,
     help: "first-order iterations of an inner solve after which projected Newton takes over, >= 0 (0: Newton only; default: only when L-BFGS stalls, on both paths, since an autograd Hessian costs n backward passes)",
+};
+const PATH: OptionSpec = OptionSpec {
+    name: "path",
+    kind: OptionKind::Choice(&["auto", "direct", "barrier"]),
+    help: "direct: solve from the start with the projected methods; barrier: first follow a log-barrier path inside the variable bounds; auto: barrier on problems without general constraints, direct otherwise (default direct, unlike lbfgs: torch's direct path met the best-of-20 criterion on Boston S-ORRT on the CPU, benches/README.md)",
 };
 
 const NUM_OPTIONS: usize = OWN_OPTIONS.len() + gradient::OPTIONS.len();
@@ -124,7 +132,7 @@ const fn same_name(a: &str, b: &str) -> bool {
     true
 }
 
-/// torch's own options, then lbfgs's (its `refine_after` with torch's default).
+/// torch's own options, then lbfgs's (its `refine_after` and `path` with torch's defaults).
 const fn all_options() -> [OptionSpec; NUM_OPTIONS] {
     let mut out = [OWN_OPTIONS[0]; NUM_OPTIONS];
     let mut i = 0;
@@ -136,6 +144,8 @@ const fn all_options() -> [OptionSpec; NUM_OPTIONS] {
     while j < gradient::OPTIONS.len() {
         out[i + j] = if same_name(gradient::OPTIONS[j].name, REFINE_AFTER.name) {
             REFINE_AFTER
+        } else if same_name(gradient::OPTIONS[j].name, PATH.name) {
+            PATH
         } else {
             gradient::OPTIONS[j]
         };
@@ -260,6 +270,10 @@ fn checked(options: &SolveOptions) -> Result<(Option<Device>, Kind, SolveOptions
         .raw
         .entry("refine_after".to_string())
         .or_insert(RawOptionValue::Int(i64::MAX));
+    inner
+        .raw
+        .entry("path".to_string())
+        .or_insert(RawOptionValue::Str("direct".into()));
     gradient::check_options(&inner).map_err(as_torch_error)?;
     Ok((device, kind, inner))
 }

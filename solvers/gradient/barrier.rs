@@ -1,6 +1,7 @@
-//! The barrier path (`path = "barrier"`): before the solve proper, a sequence of log-barrier
-//! problems keeps the iterates strictly inside the variable bounds while the barrier weight
-//! `mu` falls, the way an interior-point method (IPOPT) approaches the bounds.
+//! The barrier path (`path = "barrier"`, and the default `path = "auto"` on problems with
+//! variable bounds only): before the solve proper, a sequence of log-barrier problems keeps
+//! the iterates strictly inside the variable bounds while the barrier weight `mu` falls,
+//! the way an interior-point method (IPOPT) approaches the bounds.
 //!
 //! # Why
 //!
@@ -29,7 +30,7 @@
 //! `10 mu` (IPOPT's `barrier_tol_factor`), warm-starting from the last stage's point and
 //! multipliers, and `mu` falls as IPOPT's monotone rule `max(mu_final, min(0.2 mu, mu^1.5))`.
 //! The first point is pushed off the bounds as IPOPT's `bound_push` = `bound_frac` = 1e-2
-//! do. On this path `refine_after` defaults to 0: where the problem gives a Hessian (and
+//! do. With `path = "barrier"`, `refine_after` defaults to 0: where the problem gives a Hessian (and
 //! `refine = "newton"`), every inner solve takes projected Newton steps from its start, as
 //! IPOPT takes Newton steps; otherwise (no Hessian, `refine = "none"`, or the `torch`
 //! backend, whose autograd Hessian costs `n` gradients and so refines only on a stall) L-BFGS's.
@@ -38,7 +39,8 @@
 //! with Newton steps) but lower on Boston (median 0.94 times IPOPT per start), and its best
 //! over 20 starts is within 1% of IPOPT's best or lower on both (issue 24's multistart
 //! criterion, which Newton steps miss on Boston by 1.3%): for a multistart, set
-//! `refine_after` to at least `inner_iterations` (Newton only on a stall).
+//! `refine_after` to at least `inner_iterations` (Newton only on a stall), as the `auto`
+//! path does by default.
 //!
 //! After the last stage the solve proper (projected method, projected Newton stage,
 //! statuses) runs on the problem without barrier from the path's point and multipliers:

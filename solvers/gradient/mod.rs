@@ -21,16 +21,18 @@
 //!   point when that stops short of the tolerance and the problem gives a Hessian (raw
 //!   `refine`, below).
 //! - `augmented_lagrangian`: the outer loop (multiplier and penalty updates, statuses).
-//! - `barrier`: with raw `path = "barrier"`, a log-barrier path inside the variable bounds
-//!   (decreasing weights, IPOPT's schedule, Newton steps where there is a Hessian) chooses
-//!   the point the solve above starts from, as an interior-point method approaches the
-//!   bounds; the default `path = "direct"` starts the projected methods at the start. For a
-//!   multistart, `path = "barrier"` with `refine_after` at least `inner_iterations` (L-BFGS
-//!   steps along the path) is the setting whose best over 20 starts is within 1% of IPOPT's
-//!   best or lower on iris S-ORCT and Boston S-ORRT (issue 24; the direct default: 1.087
-//!   times IPOPT's on Boston). It is not the default: per start it leaves IPOPT's local
-//!   optimum on iris more often, and it takes about twice the time on Boston (seven times
-//!   on iris's millisecond solves).
+//! - `barrier`: a log-barrier path inside the variable bounds (decreasing weights, IPOPT's
+//!   schedule, Newton steps where there is a Hessian) chooses the point the solve above
+//!   starts from, as an interior-point method approaches the bounds. Raw `path` says when:
+//!   `"barrier"` always, `"direct"` never (the projected methods start at the start), and
+//!   `"auto"` (the default) on problems with variable bounds only, no general constraints,
+//!   with L-BFGS steps along the path (`refine_after` unset: Newton only on a stall).
+//!   Why (issue 24, `benches/README.md` "The `auto` path"): with bounds only the projected
+//!   methods from the start fix early which bounds end active, and the best of 20 starts
+//!   on S-ORRT (Boston, D=2) ended 8.7% above IPOPT's best on the direct path; along the
+//!   barrier path it is below IPOPT's, at about twice the seconds a solve. Where general
+//!   constraints are there (S-ORCT's class-assignment rows), the direct path's best of 20
+//!   is IPOPT's already and the barrier path cost seven times the seconds on iris.
 //!
 //! # Why a second-order stage
 //!
@@ -182,12 +184,12 @@ pub const OPTIONS: &[OptionSpec] = &[
     OptionSpec {
         name: "refine_after",
         kind: OptionKind::Int,
-        help: "first-order iterations of an inner solve after which projected Newton takes over, >= 0 (0: Newton only; default: 0 with path = barrier, otherwise only when the first-order method stalls)",
+        help: "first-order iterations of an inner solve after which projected Newton takes over, >= 0 (0: Newton only; default: 0 with path = barrier, otherwise, path = auto included, only when the first-order method stalls)",
     },
     OptionSpec {
         name: "path",
-        kind: OptionKind::Choice(&["direct", "barrier"]),
-        help: "direct: solve from the start with the projected methods; barrier: first follow a log-barrier path inside the variable bounds, as an interior-point method does, then solve from its end (default direct; for a multistart, barrier with refine_after = 1000000 gave the lowest best of 20 starts of the variants measured on iris S-ORCT and Boston S-ORRT, benches/README.md)",
+        kind: OptionKind::Choice(&["auto", "direct", "barrier"]),
+        help: "direct: solve from the start with the projected methods; barrier: first follow a log-barrier path inside the variable bounds, as an interior-point method does, then solve from its end; auto: barrier (with L-BFGS steps unless refine_after is set) on problems without general constraints, direct otherwise (default auto: on Boston S-ORRT the direct path's best of 20 starts was 8.7% above IPOPT's, the barrier's below it; benches/README.md)",
     },
     OptionSpec {
         name: "barrier_initial",
@@ -213,6 +215,28 @@ pub fn entry() -> BackendEntry {
     }
 }
 
+/// When a barrier path ([`barrier`]) precedes the solve (raw `path`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Path {
+    /// The projected methods from the start.
+    Direct,
+    /// Always the barrier path.
+    Barrier,
+    /// The barrier path on problems with variable bounds only, else direct.
+    Auto,
+}
+
+impl Path {
+    /// Whether a problem with `constraints` general constraints follows the barrier path.
+    pub fn follows_barrier(self, constraints: usize) -> bool {
+        match self {
+            Path::Direct => false,
+            Path::Barrier => true,
+            Path::Auto => constraints == 0,
+        }
+    }
+}
+
 /// The inner method.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Method {
@@ -235,9 +259,8 @@ pub(crate) struct Settings {
     /// First-order iterations of an inner solve before Newton takes over (`u64::MAX`: only
     /// when the first-order method stalls).
     pub refine_after: u64,
-    /// Whether a barrier path ([`barrier`]) precedes the solve, and its first and last
-    /// weights.
-    pub barrier_path: bool,
+    /// When a barrier path ([`barrier`]) precedes the solve, and its first and last weights.
+    pub path: Path,
     pub barrier_initial: f64,
     pub barrier_final: f64,
     pub tolerance: f64,
@@ -320,8 +343,11 @@ impl Settings {
                 format!("must be > 0, got {barrier_final}"),
             ));
         }
-        let barrier_path =
-            matches!(options.raw.get("path"), Some(RawOptionValue::Str(s)) if s == "barrier");
+        let path = match options.raw.get("path") {
+            Some(RawOptionValue::Str(s)) if s == "barrier" => Path::Barrier,
+            Some(RawOptionValue::Str(s)) if s == "direct" => Path::Direct,
+            _ => Path::Auto,
+        };
         let method = match options.raw.get("method") {
             Some(RawOptionValue::Str(s)) if s == "spg" => Method::Spg,
             _ => Method::Lbfgs,
@@ -335,15 +361,16 @@ impl Settings {
             penalty_growth,
             constraint_tolerance,
             refine: !matches!(options.raw.get("refine"), Some(RawOptionValue::Str(s)) if s == "none"),
-            // Along a barrier path Newton steps from the start, as IPOPT takes (measured: with
-            // L-BFGS steps the path ends at worse points, benches/README.md).
+            // Along a path asked for, Newton steps from the start, as IPOPT takes (per start
+            // nearer IPOPT's point); the auto path takes L-BFGS steps, whose best of 20 starts
+            // was the lowest on Boston S-ORRT (benches/README.md).
             refine_after: int(
                 "refine_after",
                 0,
                 i64::MAX,
-                if barrier_path { 0 } else { i64::MAX },
+                if path == Path::Barrier { 0 } else { i64::MAX },
             )? as u64,
-            barrier_path,
+            path,
             barrier_initial,
             barrier_final,
             tolerance: options.tolerance.unwrap_or(DEFAULT_TOLERANCE),
@@ -411,7 +438,7 @@ impl NlpSolver for LbfgsSolver {
         }
         // A warm start with multipliers continues a solve (as the IPOPT backend's
         // `warm_start_init_point`): no path back from the interior.
-        if settings.barrier_path && lambda0.is_none() {
+        if settings.path.follows_barrier(nlp.m) && lambda0.is_none() {
             return Ok(barrier::solve(&nlp, &settings, x0, lambda0, start));
         }
         Ok(augmented_lagrangian::solve(

@@ -577,8 +577,10 @@ fn the_diagonal_initial_hessian_handles_bad_scaling() {
             .collect(),
     };
     // With the scalar s^T y / y^T y alone the method stalled (the cost stagnated after
-    // about 5000 iterations, short of the tolerance); with the diagonal about 300.
-    let result = solve(&problem, &SolveOptions::default());
+    // about 5000 iterations, short of the tolerance); with the diagonal about 300. The
+    // direct path: this is a test of the projected method (the default path takes the
+    // barrier on bounds only, whose stages add iterations of their own).
+    let result = solve(&problem, &on_path("direct"));
     assert_eq!(result.status, TerminationStatus::LocallyOptimal);
     assert!(
         result.iterations <= 1000,
@@ -803,10 +805,27 @@ fn the_barrier_subproblem_matches_finite_differences() {
     );
 }
 
-fn barrier_path() -> SolveOptions {
+/// The default options with raw `path` set.
+fn on_path(path: &str) -> SolveOptions {
     SolveOptions {
-        raw: raw(&[("path", RawOptionValue::Str("barrier".into()))]),
+        raw: raw(&[("path", RawOptionValue::Str(path.into()))]),
         ..SolveOptions::default()
+    }
+}
+
+fn barrier_path() -> SolveOptions {
+    on_path("barrier")
+}
+
+/// Two solves ended at the same point, to 1e-6.
+fn assert_same_point(a: &SolveResult, b: &SolveResult) {
+    for (x, y) in a.primal.iter().zip(&b.primal) {
+        assert!(
+            (x - y).abs() <= 1e-6,
+            "{:?} against {:?}",
+            a.primal,
+            b.primal
+        );
     }
 }
 
@@ -835,14 +854,7 @@ fn the_barrier_path_reaches_the_optimum() {
         "{}",
         path.raw_status
     );
-    for (a, b) in direct.primal.iter().zip(&path.primal) {
-        assert!(
-            (a - b).abs() <= 1e-6,
-            "{:?} against {:?}",
-            direct.primal,
-            path.primal
-        );
-    }
+    assert_same_point(&direct, &path);
     assert!(
         (path.primal[0] - 1.0).abs() <= 1e-9,
         "x0 on its bound: {:?}",
@@ -850,6 +862,44 @@ fn the_barrier_path_reaches_the_optimum() {
     );
     assert!(path.max_violation.unwrap() <= 1e-6);
     assert!(stationarity_residual(&problem, &path) <= 1e-6);
+}
+
+/// The default path (`auto`) follows the barrier on a problem with bounds only and starts
+/// the projected methods at the start on one with a general constraint; both end at the
+/// optimum the direct path reaches.
+#[test]
+fn the_auto_path_follows_the_barrier_on_bounds_only() {
+    let mut problem = Quadratic::new(&[2.0, -3.0, 0.0]);
+    problem.lower = vec![-1.0; 3];
+    problem.upper = vec![1.0; 3];
+    let direct = on_path("direct");
+    for constrained in [false, true] {
+        if constrained {
+            problem.rows = vec![vec![1.0; 3]];
+            problem.g_lower = vec![0.5];
+            problem.g_upper = vec![0.5];
+        }
+        let auto = solve(&problem, &SolveOptions::default());
+        let plain = solve(&problem, &direct);
+        assert_eq!(
+            auto.raw_status.contains("barrier path"),
+            !constrained,
+            "constrained {constrained}: {}",
+            auto.raw_status
+        );
+        assert!(
+            !plain.raw_status.contains("barrier path"),
+            "{}",
+            plain.raw_status
+        );
+        assert_eq!(
+            auto.status,
+            TerminationStatus::LocallyOptimal,
+            "{}",
+            auto.raw_status
+        );
+        assert_same_point(&auto, &plain);
+    }
 }
 
 /// The path's iterations count towards the limits: at a tiny iteration limit, or a spent
