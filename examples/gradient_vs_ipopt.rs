@@ -18,7 +18,8 @@
 //! ```
 //!
 //! `problems=` (default `iris,boston`) picks the problems: `iris` and `wine` (S-ORCT, D=2),
-//! `boston` and `redwine` (S-ORRT, D=2), `boston3` (S-ORRT, D=3).
+//! `boston` and `redwine` (S-ORRT, D=2), `boston3` (S-ORRT, D=3), or any data set of
+//! `../shared/datasets` as `sorct:STEM:DEPTH` or `sorrt:STEM:DEPTH` (`sorct:pima:2`).
 //!
 //! The raw options apply to the compared backend only, so the last line measures how far
 //! IPOPT itself ends from its own optimum when one option changes.
@@ -217,7 +218,22 @@ fn main() {
             "boston" => regression("boston_housing.csv", 2, n, backend, &raw),
             "boston3" => regression("boston_housing.csv", 3, n, backend, &raw),
             "redwine" => regression("wine_quality_red.csv", 2, n, backend, &raw),
-            other => panic!("problems: unknown {other:?} (iris, wine, boston, boston3, redwine)"),
+            // Any data set of ../shared/datasets: sorct:STEM:DEPTH or sorrt:STEM:DEPTH.
+            other => match other.split(':').collect::<Vec<_>>()[..] {
+                [kind, stem, depth] => {
+                    let file = format!("{stem}.csv");
+                    let depth = depth.parse().expect("problems: a depth after the data set");
+                    match kind {
+                        "sorct" => classification(&file, depth, n, backend, &raw),
+                        "sorrt" => regression(&file, depth, n, backend, &raw),
+                        _ => panic!("problems: {kind:?} is not sorct or sorrt"),
+                    }
+                }
+                _ => panic!(
+                    "problems: unknown {other:?} (iris, wine, boston, boston3, redwine, \
+                     sorct:STEM:DEPTH, sorrt:STEM:DEPTH)"
+                ),
+            },
         }
     }
 }
