@@ -212,28 +212,27 @@ fn main() {
         .map_or("iris,boston".to_string(), |(_, v)| v.clone());
     let raw: Vec<(String, String)> = raw.into_iter().filter(|(k, _)| k != "problems").collect();
     for name in problems.split(',') {
-        match name {
-            "iris" => classification("iris.csv", 2, n, backend, &raw),
-            "wine" => classification("wine.csv", 2, n, backend, &raw),
-            "boston" => regression("boston_housing.csv", 2, n, backend, &raw),
-            "boston3" => regression("boston_housing.csv", 3, n, backend, &raw),
-            "redwine" => regression("wine_quality_red.csv", 2, n, backend, &raw),
-            // Any data set of ../shared/datasets: sorct:STEM:DEPTH or sorrt:STEM:DEPTH.
-            other => match other.split(':').collect::<Vec<_>>()[..] {
-                [kind, stem, depth] => {
-                    let file = format!("{stem}.csv");
-                    let depth = depth.parse().expect("problems: a depth after the data set");
-                    match kind {
-                        "sorct" => classification(&file, depth, n, backend, &raw),
-                        "sorrt" => regression(&file, depth, n, backend, &raw),
-                        _ => panic!("problems: {kind:?} is not sorct or sorrt"),
-                    }
-                }
-                _ => panic!(
-                    "problems: unknown {other:?} (iris, wine, boston, boston3, redwine, \
-                     sorct:STEM:DEPTH, sorrt:STEM:DEPTH)"
-                ),
-            },
+        // The short names are the problems measured in benches/README.md.
+        let spec = match name {
+            "iris" => "sorct:iris:2",
+            "wine" => "sorct:wine:2",
+            "boston" => "sorrt:boston_housing:2",
+            "boston3" => "sorrt:boston_housing:3",
+            "redwine" => "sorrt:wine_quality_red:2",
+            other => other,
+        };
+        let [kind, stem, depth] = spec.split(':').collect::<Vec<_>>()[..] else {
+            panic!(
+                "problems: unknown {name:?} (iris, wine, boston, boston3, redwine, \
+                 sorct:STEM:DEPTH, sorrt:STEM:DEPTH)"
+            )
+        };
+        let file = format!("{stem}.csv");
+        let depth = depth.parse().expect("problems: a depth after the data set");
+        match kind {
+            "sorct" => classification(&file, depth, n, backend, &raw),
+            "sorrt" => regression(&file, depth, n, backend, &raw),
+            _ => panic!("problems: {kind:?} is not sorct or sorrt"),
         }
     }
 }

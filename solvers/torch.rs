@@ -33,7 +33,8 @@
 //! Newton steps from the start on `path = "barrier"`); set it to 0 for that behaviour.
 //! `path` defaults to `"direct"`, not lbfgs's `"auto"`: on the CPU torch's direct path
 //! already met issue 24's best-of-20 criterion on Boston S-ORRT, where its barrier path
-//! cost 2.6 times the seconds a solve (`benches/README.md`, "Best of 20 starts").
+//! cost 2.6 times the seconds a solve (median, on a loaded machine; `benches/README.md`,
+//! "Best of 20 starts").
 //!
 //! # Options
 //!
@@ -111,7 +112,7 @@ const REFINE_AFTER: OptionSpec = OptionSpec {
 };
 const PATH: OptionSpec = OptionSpec {
     name: "path",
-    kind: OptionKind::Choice(&["auto", "direct", "barrier"]),
+    kind: OptionKind::Choice(gradient::PATH_CHOICES),
     help: "direct: solve from the start with the projected methods; barrier: first follow a log-barrier path inside the variable bounds; auto: barrier on problems without general constraints, direct otherwise (default direct, unlike lbfgs: torch's direct path met the best-of-20 criterion on Boston S-ORRT on the CPU, benches/README.md)",
 };
 

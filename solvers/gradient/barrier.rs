@@ -30,10 +30,11 @@
 //! `10 mu` (IPOPT's `barrier_tol_factor`), warm-starting from the last stage's point and
 //! multipliers, and `mu` falls as IPOPT's monotone rule `max(mu_final, min(0.2 mu, mu^1.5))`.
 //! The first point is pushed off the bounds as IPOPT's `bound_push` = `bound_frac` = 1e-2
-//! do. With `path = "barrier"`, `refine_after` defaults to 0: where the problem gives a Hessian (and
-//! `refine = "newton"`), every inner solve takes projected Newton steps from its start, as
-//! IPOPT takes Newton steps; otherwise (no Hessian, `refine = "none"`, or the `torch`
-//! backend, whose autograd Hessian costs `n` gradients and so refines only on a stall) L-BFGS's.
+//! do. With `path = "barrier"`, `refine_after` defaults to 0: where the problem gives a
+//! Hessian (and `refine = "newton"`), every inner solve takes projected Newton steps from
+//! its start, as IPOPT takes Newton steps; otherwise (no Hessian, `refine = "none"`, or the
+//! `torch` backend, whose autograd Hessian costs `n` gradients and so refines only on a
+//! stall) L-BFGS's.
 //! Measured on the soft trees (`benches/README.md`), the path with L-BFGS steps ends
 //! farther from IPOPT's point per start (iris: IPOPT's level on 7 of 20 starts, against 9
 //! with Newton steps) but lower on Boston (median 0.94 times IPOPT per start), and its best

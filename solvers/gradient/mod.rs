@@ -188,7 +188,7 @@ pub const OPTIONS: &[OptionSpec] = &[
     },
     OptionSpec {
         name: "path",
-        kind: OptionKind::Choice(&["auto", "direct", "barrier"]),
+        kind: OptionKind::Choice(PATH_CHOICES),
         help: "direct: solve from the start with the projected methods; barrier: first follow a log-barrier path inside the variable bounds, as an interior-point method does, then solve from its end; auto: barrier (with L-BFGS steps unless refine_after is set) on problems without general constraints, direct otherwise (default auto: on Boston S-ORRT the direct path's best of 20 starts was 8.7% above IPOPT's, the barrier's below it; benches/README.md)",
     },
     OptionSpec {
@@ -214,6 +214,9 @@ pub fn entry() -> BackendEntry {
         check_options,
     }
 }
+
+/// The values of raw `path` (also `torch`'s, whose default differs).
+pub(crate) const PATH_CHOICES: &[&str] = &["auto", "direct", "barrier"];
 
 /// When a barrier path ([`barrier`]) precedes the solve (raw `path`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
