@@ -32,7 +32,8 @@
 //!   on S-ORRT (Boston, D=2) ended 8.7% above IPOPT's best on the direct path; along the
 //!   barrier path it is below IPOPT's, at about twice the seconds a solve. Where general
 //!   constraints are there (S-ORCT's class-assignment rows), the direct path's best of 20
-//!   is IPOPT's already and the barrier path cost seven times the seconds on iris.
+//!   is IPOPT's already on iris, and the barrier path cost 6.5 to 7 times its seconds there
+//!   (on other S-ORCT sets the direct path misses too: benches/README.md).
 //!
 //! # Why a second-order stage
 //!
