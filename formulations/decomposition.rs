@@ -385,6 +385,7 @@ impl Duals {
             constraint_multipliers: Some(rows.iter().map(|&r| self.constraints[r]).collect()),
             lower_bound_multipliers: Some(vars.iter().map(|&v| self.lower[v]).collect()),
             upper_bound_multipliers: Some(vars.iter().map(|&v| self.upper[v]).collect()),
+            explore: false,
         }
     }
 }

@@ -113,7 +113,7 @@ const REFINE_AFTER: OptionSpec = OptionSpec {
 const PATH: OptionSpec = OptionSpec {
     name: "path",
     kind: OptionKind::Choice(gradient::PATH_CHOICES),
-    help: "direct: solve from the start with the projected methods; barrier: first follow a log-barrier path inside the variable bounds; auto: barrier on problems without general constraints, direct otherwise (default direct, unlike lbfgs: torch's direct path met the best-of-20 criterion on Boston S-ORRT on the CPU, benches/README.md)",
+    help: "direct: solve from the start with the projected methods; barrier: first follow a log-barrier path inside the variable bounds; auto: barrier on problems without general constraints, and both paths from a multistart's random start where there are, keeping the lower, direct otherwise (default direct, unlike lbfgs: torch's direct path met the best-of-20 criterion on Boston S-ORRT on the CPU, benches/README.md)",
 };
 
 const NUM_OPTIONS: usize = OWN_OPTIONS.len() + gradient::OPTIONS.len();
@@ -385,7 +385,7 @@ fn finished_in_float64(
     options: &SolveOptions,
     solve_f64: impl Fn(&SolveOptions) -> Result<SolveResult>,
 ) -> Result<Finish> {
-    use glassbox_core::{Limit, TerminationStatus::*, WarmStart};
+    use glassbox_core::{Limit, TerminationStatus::*};
     if !matches!(
         first.status,
         FeasibleAtLimit(Limit::Other) | NoSolutionAtLimit(Limit::Other)
@@ -394,12 +394,7 @@ fn finished_in_float64(
         return Ok(Finish::AsItWas(first));
     }
     let mut finish = options.clone();
-    finish.warm_start = Some(WarmStart {
-        primal: first.primal.clone(),
-        constraint_multipliers: first.constraint_multipliers.clone(),
-        lower_bound_multipliers: first.lower_bound_multipliers.clone(),
-        upper_bound_multipliers: first.upper_bound_multipliers.clone(),
-    });
+    finish.warm_start = Some(first.warm_start());
     finish.time_limit = finish
         .time_limit
         .map(|t| (t - first.wall_seconds).max(1e-3));

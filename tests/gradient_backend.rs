@@ -12,6 +12,11 @@
 //! within 1% of IPOPT or lower on at least 75% of them; and that over the starts its best
 //! objective is within 1% of IPOPT's best (per split, in the config test).
 //!
+//! The per-start tests give lbfgs its start as a point to keep (`WarmStart::primal`), so
+//! they check the direct path; the config test runs the engine, whose random starts explore
+//! (`WarmStart::exploring`), so there lbfgs's default path runs both the direct and the
+//! barrier path from each random start and keeps the lower.
+//!
 //! Run with `-- --nocapture` to see the objectives, ratios and times per start (times are
 //! printed, not asserted: numbers come from benchmarks).
 

@@ -1,6 +1,7 @@
 //! The barrier path (`path = "barrier"`, and the default `path = "auto"` on problems with
-//! variable bounds only): before the solve proper, a sequence of log-barrier problems keeps
-//! the iterates strictly inside the variable bounds while the barrier weight `mu` falls,
+//! variable bounds only, or beside the direct path from a multistart's random start): before
+//! the solve proper, a sequence of log-barrier problems keeps the iterates strictly inside
+//! the variable bounds while the barrier weight `mu` falls,
 //! the way an interior-point method (IPOPT) approaches the bounds.
 //!
 //! # Why

@@ -26,14 +26,18 @@
 //!   starts from, as an interior-point method approaches the bounds. Raw `path` says when:
 //!   `"barrier"` always, `"direct"` never (the projected methods start at the start), and
 //!   `"auto"` (the default) on problems with variable bounds only, no general constraints,
-//!   with L-BFGS steps along the path (`refine_after` unset: Newton only on a stall).
-//!   Why (issue 24, `benches/README.md` "The `auto` path"): with bounds only the projected
-//!   methods from the start fix early which bounds end active, and the best of 20 starts
-//!   on S-ORRT (Boston, D=2) ended 8.7% above IPOPT's best on the direct path; along the
-//!   barrier path it is below IPOPT's, at about twice the seconds a solve. Where general
-//!   constraints are there (S-ORCT's class-assignment rows), the direct path's best of 20
-//!   is IPOPT's already on iris, and the barrier path cost 6.5 to 7 times its seconds there
-//!   (on other S-ORCT sets the direct path misses too: benches/README.md).
+//!   with L-BFGS steps along the path (`refine_after` unset: Newton only on a stall); on
+//!   problems with general constraints, both paths from an exploring start (a multistart's
+//!   random one, `WarmStart::explore`), keeping the lower objective, and the direct path
+//!   from any other start. Why (issue 24, `benches/README.md` "The `auto` path"): with
+//!   bounds only the projected methods from the start fix early which bounds end active,
+//!   and the best of 20 starts on S-ORRT (Boston, D=2) ended 8.7% above IPOPT's best on the
+//!   direct path; along the barrier path it is below IPOPT's, at about twice the seconds a
+//!   solve. On S-ORCT (class-assignment rows) from random starts at lambda = 0 the direct
+//!   path's best of 20 met IPOPT's on iris only of 5 sets, the barrier's on 4; but with
+//!   lambda_L = 0.005 (iris) the barrier ended at the empty tree from 191 of 220 starts,
+//!   and from a point to keep (CART's tree, a continuation's previous stage) it leaves the
+//!   point's basin, so neither path alone is the default there.
 //!
 //! # Why a second-order stage
 //!
@@ -190,7 +194,7 @@ pub const OPTIONS: &[OptionSpec] = &[
     OptionSpec {
         name: "path",
         kind: OptionKind::Choice(PATH_CHOICES),
-        help: "direct: solve from the start with the projected methods; barrier: first follow a log-barrier path inside the variable bounds, as an interior-point method does, then solve from its end; auto: barrier (with L-BFGS steps unless refine_after is set) on problems without general constraints, direct otherwise (default auto: on Boston S-ORRT the direct path's best of 20 starts was 8.7% above IPOPT's, the barrier's below it; benches/README.md)",
+        help: "direct: solve from the start with the projected methods; barrier: first follow a log-barrier path inside the variable bounds, as an interior-point method does, then solve from its end; auto: barrier (with L-BFGS steps unless refine_after is set) on problems without general constraints; with general constraints, both paths from a multistart's random start, keeping the lower objective, direct from any other start (default auto: on Boston S-ORRT the direct path's best of 20 starts was 8.7% above IPOPT's, the barrier's below it; benches/README.md)",
     },
     OptionSpec {
         name: "barrier_initial",
@@ -226,17 +230,39 @@ pub(crate) enum Path {
     Direct,
     /// Always the barrier path.
     Barrier,
-    /// The barrier path on problems with variable bounds only, else direct.
+    /// The barrier path on problems with variable bounds only; with general constraints,
+    /// the direct path, and from an exploring start ([`WarmStart::explore`]) both paths,
+    /// keeping the lower objective.
     Auto,
 }
 
+/// What a solve runs before (or as) the solve proper, from [`Path::plan`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum PathPlan {
+    Direct,
+    Barrier,
+    /// The direct path, then the barrier path from the same start; the lower objective wins.
+    Both,
+}
+
 impl Path {
-    /// Whether a problem with `constraints` general constraints follows the barrier path.
-    pub fn follows_barrier(self, constraints: usize) -> bool {
+    /// What a problem with `constraints` general constraints runs from a start that
+    /// `explores` or not.
+    ///
+    /// With general constraints (S-ORCT's class-assignment rows) neither path alone is the
+    /// better multistart: from random starts at lambda = 0 the barrier's best of 20 met
+    /// IPOPT's on 4 of 5 S-ORCT sets where the direct path met it on iris alone, while with
+    /// iris's lambda_L = 0.005 (the engine's `sorct_iris_lbfgs.toml`) the barrier ended at
+    /// the empty tree from 191 of 220 starts (benches/README.md "The `auto` path"). So an
+    /// exploring start runs both and keeps the lower; a point to keep (CART's tree, a
+    /// continuation's previous stage) the direct path only.
+    pub fn plan(self, constraints: usize, explores: bool) -> PathPlan {
         match self {
-            Path::Direct => false,
-            Path::Barrier => true,
-            Path::Auto => constraints == 0,
+            Path::Direct => PathPlan::Direct,
+            Path::Barrier => PathPlan::Barrier,
+            Path::Auto if constraints == 0 => PathPlan::Barrier,
+            Path::Auto if explores => PathPlan::Both,
+            Path::Auto => PathPlan::Direct,
         }
     }
 }
@@ -442,12 +468,64 @@ impl NlpSolver for LbfgsSolver {
         }
         // A warm start with multipliers continues a solve (as the IPOPT backend's
         // `warm_start_init_point`): no path back from the interior.
-        if settings.path.follows_barrier(nlp.m) && lambda0.is_none() {
-            return Ok(barrier::solve(&nlp, &settings, x0, lambda0, start));
-        }
-        Ok(augmented_lagrangian::solve(
-            &nlp, &settings, x0, lambda0, start,
-        ))
+        let explores = options.warm_start.as_ref().is_some_and(|w| w.explore);
+        let plan = match lambda0 {
+            Some(_) => PathPlan::Direct,
+            None => settings.path.plan(nlp.m, explores),
+        };
+        Ok(match plan {
+            PathPlan::Direct => augmented_lagrangian::solve(&nlp, &settings, x0, lambda0, start),
+            PathPlan::Barrier => barrier::solve(&nlp, &settings, x0, lambda0, start),
+            PathPlan::Both => both_paths(&nlp, &settings, x0, start),
+        })
+    }
+}
+
+/// The direct path, then the barrier path from the same start `x0` within the limits left
+/// (both count from `start`); the result with the lower objective among those with a
+/// solution, its iterations the two solves' sum.
+fn both_paths(
+    nlp: &subproblem::Nlp,
+    settings: &Settings,
+    x0: Vec<f64>,
+    start: Instant,
+) -> SolveResult {
+    let direct = augmented_lagrangian::solve(nlp, settings, x0.clone(), None, start);
+    let deadline = settings.time_limit.and_then(|d| start.checked_add(d));
+    let left = settings
+        .iteration_limit
+        .map(|l| l.saturating_sub(direct.iterations));
+    if settings.out_of_time(deadline) || left == Some(0) {
+        return direct;
+    }
+    let rest = Settings {
+        iteration_limit: left,
+        ..settings.clone()
+    };
+    let barrier = barrier::solve(nlp, &rest, x0, None, start);
+    let iterations = direct.iterations + barrier.iterations;
+    let (mut kept, other, path) = if barrier_wins(&direct, &barrier) {
+        (barrier, direct, "barrier")
+    } else {
+        (direct, barrier, "direct")
+    };
+    kept.iterations = iterations;
+    kept.wall_seconds = start.elapsed().as_secs_f64();
+    kept.raw_status = format!(
+        "{} [auto: the {path} path's end, the lower of both paths' (the other: {:?}, {})]",
+        kept.raw_status, other.objective, other.status
+    );
+    kept
+}
+
+/// Whether [`both_paths`] keeps the barrier path's result: it has a solution and the direct
+/// path's has none or a higher objective (a tie keeps the direct path's).
+fn barrier_wins(direct: &SolveResult, barrier: &SolveResult) -> bool {
+    let solution = |r: &SolveResult| r.objective.filter(|_| r.status.has_solution());
+    match (solution(direct), solution(barrier)) {
+        (Some(d), Some(b)) => b < d,
+        (None, Some(_)) => true,
+        (_, None) => false,
     }
 }
 

@@ -829,18 +829,23 @@ fn assert_same_point(a: &SolveResult, b: &SolveResult) {
     }
 }
 
-/// Along the barrier path the solve ends where the direct one does: at a bound that binds,
-/// with an equality constraint (L-BFGS steps: the problem gives no Hessian; the conformance
-/// suite runs the path with Newton steps on HS071).
-#[test]
-fn the_barrier_path_reaches_the_optimum() {
-    // min (x0 - 2)^2 + (x1 + 3)^2 + x2^2, x in [-1, 1]^3, x0 + x1 + x2 = 0.5: x0 binds at 1.
+/// min (x0 - 2)^2 + (x1 + 3)^2 + x2^2, x in [-1, 1]^3, x0 + x1 + x2 = 0.5: x0 binds at 1.
+fn box_with_a_sum() -> Quadratic {
     let mut problem = Quadratic::new(&[2.0, -3.0, 0.0]);
     problem.lower = vec![-1.0; 3];
     problem.upper = vec![1.0; 3];
     problem.rows = vec![vec![1.0; 3]];
     problem.g_lower = vec![0.5];
     problem.g_upper = vec![0.5];
+    problem
+}
+
+/// Along the barrier path the solve ends where the direct one does: at a bound that binds,
+/// with an equality constraint (L-BFGS steps: the problem gives no Hessian; the conformance
+/// suite runs the path with Newton steps on HS071).
+#[test]
+fn the_barrier_path_reaches_the_optimum() {
+    let problem = box_with_a_sum();
     let direct = solve(&problem, &SolveOptions::default());
     let path = solve(&problem, &barrier_path());
     assert_eq!(
@@ -900,6 +905,55 @@ fn the_auto_path_follows_the_barrier_on_bounds_only() {
         );
         assert_same_point(&auto, &plain);
     }
+}
+
+/// With a general constraint the auto path starts a point to keep (a plain warm start) on
+/// the direct path only, and an exploring one (a multistart's random start) on both paths,
+/// keeping the lower: the iterations are both solves', the point the better one's.
+#[test]
+fn the_auto_path_runs_both_paths_from_an_exploring_start_with_constraints() {
+    let problem = box_with_a_sum();
+    let x0 = vec![0.3, -0.2, 0.1];
+    let from = |options: SolveOptions, warm: WarmStart| {
+        solve(&problem, &options.with_warm_start(Some(warm)))
+    };
+    let kept = from(SolveOptions::default(), WarmStart::primal(x0.clone()));
+    assert!(
+        !kept.raw_status.contains("barrier path") && !kept.raw_status.contains("auto:"),
+        "{}",
+        kept.raw_status
+    );
+    let auto = from(SolveOptions::default(), WarmStart::exploring(x0.clone()));
+    let direct = from(on_path("direct"), WarmStart::exploring(x0.clone()));
+    let mut barrier_options = barrier_path();
+    barrier_options
+        .raw
+        .insert("refine_after".into(), RawOptionValue::Int(i64::MAX));
+    let barrier = from(barrier_options, WarmStart::exploring(x0));
+    assert!(auto.raw_status.contains("auto: the"), "{}", auto.raw_status);
+    assert_eq!(auto.iterations, direct.iterations + barrier.iterations);
+    assert_eq!(auto.status, TerminationStatus::LocallyOptimal);
+    let lowest = direct.objective.unwrap().min(barrier.objective.unwrap());
+    assert!(auto.objective.unwrap() <= lowest, "{:?}", auto.objective);
+    assert_same_point(&auto, &kept);
+}
+
+/// The auto path keeps the barrier path's end only where it has a solution and the direct
+/// path's has none or a higher objective.
+#[test]
+fn both_paths_keep_the_lower_solution() {
+    let result = |status: TerminationStatus, objective: f64| SolveResult {
+        status,
+        objective: Some(objective),
+        ..SolveResult::failed(NAME, status, "")
+    };
+    let optimal = TerminationStatus::LocallyOptimal;
+    let failed = TerminationStatus::NumericalError;
+    assert!(barrier_wins(&result(optimal, 2.0), &result(optimal, 1.0)));
+    assert!(!barrier_wins(&result(optimal, 1.0), &result(optimal, 2.0)));
+    assert!(!barrier_wins(&result(optimal, 1.0), &result(optimal, 1.0)));
+    assert!(barrier_wins(&result(failed, 0.5), &result(optimal, 1.0)));
+    assert!(!barrier_wins(&result(optimal, 1.0), &result(failed, 0.5)));
 }
 
 /// The path's iterations count towards the limits: at a tiny iteration limit, or a spent

@@ -107,14 +107,29 @@ pub struct WarmStart {
     pub lower_bound_multipliers: Option<Vec<f64>>,
     /// Multipliers of the variables' upper bounds.
     pub upper_bound_multipliers: Option<Vec<f64>>,
+    /// Whether the point is a place to explore from (a multistart's seeded random start)
+    /// rather than a solution to keep (a greedy tree, a continuation's previous stage, a
+    /// user's model). A backend may move an exploring start far; the gradient backend's
+    /// default `path = "auto"` follows its interior path from one only, where a solution
+    /// to keep would be pushed off the bounds it sits on.
+    #[serde(default)]
+    pub explore: bool,
 }
 
 impl WarmStart {
-    /// A warm start of the primal point only.
+    /// A warm start of the primal point only, a solution to keep.
     pub fn primal(x: Vec<f64>) -> Self {
         WarmStart {
             primal: x,
             ..Default::default()
+        }
+    }
+
+    /// A primal point to explore from: a multistart's random start (see [`WarmStart::explore`]).
+    pub fn exploring(x: Vec<f64>) -> Self {
+        WarmStart {
+            explore: true,
+            ..WarmStart::primal(x)
         }
     }
 
@@ -340,6 +355,7 @@ mod tests {
             constraint_multipliers: Some(vec![0.5; m]),
             lower_bound_multipliers: Some(vec![0.0; n]),
             upper_bound_multipliers: Some(vec![0.0; n]),
+            explore: false,
         }
     }
 

@@ -171,6 +171,7 @@ impl SolveResult {
             constraint_multipliers: self.constraint_multipliers.clone(),
             lower_bound_multipliers: self.lower_bound_multipliers.clone(),
             upper_bound_multipliers: self.upper_bound_multipliers.clone(),
+            explore: false,
         }
     }
 }

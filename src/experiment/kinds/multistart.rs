@@ -36,6 +36,15 @@ pub(crate) struct Start {
     pub origin: Option<&'static str>,
 }
 
+/// The warm start a backend gets for a start's point `x0`: a random start is one to
+/// explore from ([`WarmStart::explore`]), every other kind a solution to keep.
+pub(crate) fn warm_start(x0: Vec<f64>, kind: StartKind) -> WarmStart {
+    match kind {
+        StartKind::Random => WarmStart::exploring(x0),
+        StartKind::Greedy | StartKind::Given => WarmStart::primal(x0),
+    }
+}
+
 impl Start {
     /// The one start of a kind that solves once from its own heuristic or from nothing.
     pub(crate) fn only(x0: Vec<f64>, seed: Option<u64>) -> Start {
@@ -320,7 +329,7 @@ pub(crate) fn best_of_fold(
         let options = config
             .solver
             .options
-            .with_warm_start(Some(WarmStart::primal(x0)));
+            .with_warm_start(Some(warm_start(x0, kind)));
         let context = StartContext {
             kind,
             incumbent: best.as_ref().map(|(b, _)| *b),

@@ -17,7 +17,7 @@ use crate::formulations::decomposition::{self, DecompositionConfig};
 use crate::model::{json_of, Classifier, JsonValue};
 use crate::nlp::NlpProblem;
 use crate::starts::StartContext;
-use crate::{metrics, GlassboxError, Result, SolveOptions, WarmStart};
+use crate::{metrics, GlassboxError, Result, SolveOptions};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use std::sync::Arc;
@@ -132,7 +132,7 @@ impl<F: NlpClassifierFormulation> NlpClassifier<F> {
             let options = config
                 .solver
                 .options
-                .with_warm_start(Some(WarmStart::primal(start.x0.clone())));
+                .with_warm_start(Some(multistart::warm_start(start.x0.clone(), start.kind)));
             let started = Instant::now();
             let (result, trace) = match &config.decomposition {
                 None => {

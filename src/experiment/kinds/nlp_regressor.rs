@@ -12,7 +12,7 @@ use crate::data::{MinMaxScaler, RegressionData};
 use crate::formulation::{NlpRegressorFormulation, TrainingRows};
 use crate::model::{json_of, JsonValue, Regressor};
 use crate::nlp::NlpProblem;
-use crate::{metrics, Result, WarmStart};
+use crate::{metrics, Result};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use std::sync::Arc;
@@ -167,7 +167,7 @@ where
             let options = config
                 .solver
                 .options
-                .with_warm_start(Some(WarmStart::primal(start.x0.clone())));
+                .with_warm_start(Some(multistart::warm_start(start.x0.clone(), start.kind)));
             let started = Instant::now();
             let context = crate::starts::StartContext {
                 kind: start.kind,
