@@ -511,9 +511,12 @@ fn both_paths(
     };
     kept.iterations = iterations;
     kept.wall_seconds = start.elapsed().as_secs_f64();
+    let other_objective = other
+        .objective
+        .map_or_else(|| "no objective".to_string(), |f| format!("{f:.6e}"));
     kept.raw_status = format!(
-        "{} [auto: the {path} path's end, the lower of both paths' (the other: {:?}, {})]",
-        kept.raw_status, other.objective, other.status
+        "{} [auto: the {path} path's end, the lower of both paths' (the other: {other_objective}, {})]",
+        kept.raw_status, other.status
     );
     kept
 }
