@@ -25,8 +25,13 @@ usage:
                      [--methods sorct,sorct_refit,l0glob,oracle]
   sparse_recovery.py report --out DIR [--plot experiments/figures/sparse_recovery_path.png]
                      [--plot-seed 1] [--plot-methods sorct,sorct_refit,l0glob]
+  sparse_recovery.py archive --out DIR --to experiments/quality/results/sparse_recovery
+
+`archive` keeps what `report` reads, compressed: per seed relevant.json, and per method its
+results lines (results.jsonl.gz) and its saved models (models.json.gz, by cell); `report
+--out` on the archive gives the same table as on the run's folder.
 """
-import argparse, json, os, re, statistics, subprocess, sys
+import argparse, gzip, json, os, re, shutil, statistics, subprocess, sys
 
 # selection_folds = 0: each lambda's tree is the best objective, as in the papers; the
 # cross-validated choice would return CART's tree wherever the sparse tree is not clearly
@@ -126,10 +131,61 @@ def matrix(value):
 def records(d, method):
     """The results lines of the method's run on the seed (folder `d`), or None where it has
     not run."""
-    results = os.path.join(d, method, "results.jsonl")
-    if not os.path.exists(results):
+    text = read_text(os.path.join(d, method, "results.jsonl"))
+    if text is None:
         return None
-    return [json.loads(line) for line in open(results)]
+    return [json.loads(line) for line in text.splitlines() if line.strip()]
+
+
+def read_text(path):
+    """The text of `path`, or of its archived `path.gz` (`archive`), or None."""
+    if os.path.exists(path):
+        return open(path).read()
+    if os.path.exists(path + ".gz"):
+        with gzip.open(path + ".gz", "rt") as f:
+            return f.read()
+    return None
+
+
+def model_of(d, method, cell):
+    """The model the method's run saved for `cell`: from the run's folder or the archive."""
+    path = os.path.join(d, method, "models", "cell-%d" % cell, "split-0.json")
+    if os.path.exists(path):
+        return json.load(open(path))["model"]
+    return json.loads(read_text(os.path.join(d, method, "models.json")))[str(cell)]["model"]
+
+
+def write_gz(path, text):
+    """`text` into `path` gzipped, with no timestamp, so an archive is the same twice."""
+    with open(path + ".part", "wb") as raw:
+        with gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0) as f:
+            f.write(text.encode())
+    os.replace(path + ".part", path)
+
+
+def archive(args):
+    names = [n for n in os.listdir(args.out) if n.startswith("seed") and n[4:].isdigit()]
+    for name in sorted(names, key=lambda n: int(n[4:])):
+        d = os.path.join(args.out, name)
+        if not os.path.exists(os.path.join(d, "relevant.json")):
+            continue
+        to = os.path.join(args.to, name)
+        os.makedirs(to, exist_ok=True)
+        shutil.copy(os.path.join(d, "relevant.json"), os.path.join(to, "relevant.json"))
+        for method in list(METHODS) + ["oracle"]:
+            recs = records(d, method)
+            if recs is None:
+                continue
+            os.makedirs(os.path.join(to, method), exist_ok=True)
+            write_gz(os.path.join(to, method, "results.jsonl.gz"),
+                     read_text(os.path.join(d, method, "results.jsonl")))
+            if method == "oracle":
+                continue  # `report` reads the oracle's accuracy only, not its tree
+            cells = sorted({r["cell"] for r in recs if r.get("selected")})
+            models = {str(c): {"model": model_of(d, method, c)} for c in cells}
+            write_gz(os.path.join(to, method, "models.json.gz"),
+                     json.dumps(models, sort_keys=True))
+        print("archived %s" % to)
 
 
 def path_of(d, method, relevant):
@@ -143,8 +199,7 @@ def path_of(d, method, relevant):
             continue
         cell = rec["cell"]
         r = rec["grid"]["lambda_global_log2"]
-        model = json.load(open(os.path.join(d, method, "models", "cell-%d" % cell,
-                                            "split-0.json")))["model"]
+        model = model_of(d, method, cell)
         tree = model.get("tree", model)
         a = matrix(tree["a"])
         names = tree["feature_names"]
@@ -268,13 +323,14 @@ def plot(args, seed):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("command", choices=["run", "report"])
+    ap.add_argument("command", choices=["run", "report", "archive"])
     ap.add_argument("glassbox", nargs="?")
     ap.add_argument("--out", required=True)
     ap.add_argument("--seeds", default="1-10")
     ap.add_argument("--starts", type=int, default=10)
     ap.add_argument("--grid", default="-6,-5,-4,-3,-2,-1,0,1,2,3,4")
     ap.add_argument("--methods", default=",".join(list(METHODS) + ["oracle"]))
+    ap.add_argument("--to", help="archive: the folder to write")
     ap.add_argument("--plot")
     ap.add_argument("--plot-seed", type=int, default=1)
     ap.add_argument("--plot-methods", default="sorct,sorct_refit,l0glob")
@@ -286,6 +342,10 @@ def main():
         if not args.glassbox:
             sys.exit("run needs the glassbox binary")
         run(args)
+    elif args.command == "archive":
+        if not args.to:
+            sys.exit("archive needs --to, the folder to write")
+        archive(args)
     else:
         report(args)
 
