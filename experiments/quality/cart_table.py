@@ -57,6 +57,8 @@ usage:
   cart_table.py summary --out DIR --variants cart,default,whole3  # per variant, over the cells all ran
   cart_table.py cost --out DIR --variants paper,whole3m  # seconds and iterations per split over the first's
   cart_table.py plot --out DIR --variants cart,whole3m --file PNG [--splits 10]  # the table as a figure
+  cart_table.py archive --out DIR --to experiments/quality/results/cart_table [--variants ...]
+                # the cells' results gzipped, which every reading command takes as --out
 
 Every command reading results takes `VARIANT@Z` (e.g. `default@2`): VARIANT's runs with
 the cross-validated choice decided again offline with a margin of Z standard errors instead
@@ -83,7 +85,9 @@ every n-th cell, for separate processes (IPOPT solves one problem at a time per 
 into the cell's `shards/i`, merged into its `run`): for a cell that takes hours, such as
 german credit at depth 4. A cell resumes only in the mode it was started in.
 """
-import argparse, json, os, re, statistics, subprocess, sys
+import argparse, json, os, re, shutil, statistics, subprocess, sys
+
+from results_archive import read_text, write_gz
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DATA = os.path.normpath(os.path.join(HERE, "../../../shared/datasets"))
@@ -206,6 +210,22 @@ def run(args):
                      "--starts need a fresh --out; otherwise run again to resume" % (d, code))
 
 
+def archive(args):
+    """The cells of `--variants` x `--datasets` x `--depths` that have run under `--out`,
+    into `--to`: each cell's config.toml and its results lines gzipped, all that the
+    reading commands need (they read `run/results.jsonl` or its `.gz`)."""
+    for variant, dataset, depth in cells(args):
+        d = cell_dir(args.out, variant, dataset, depth)
+        text = read_text(os.path.join(d, "run", "results.jsonl"))
+        if text is None:
+            continue
+        to = cell_dir(args.to, variant, dataset, depth)
+        os.makedirs(os.path.join(to, "run"), exist_ok=True)
+        shutil.copy(os.path.join(d, "config.toml"), os.path.join(to, "config.toml"))
+        write_gz(os.path.join(to, "run", "results.jsonl.gz"), text)
+        print("archived %s" % to)
+
+
 def run_in_processes(glassbox, config_path, d, n):
     """One cell's splits on n processes: `glassbox run --shard i/n` into D/shards/i (each
     resumable on its own; an earlier session's shard folders copied there are resumed),
@@ -231,10 +251,10 @@ COUNTS = re.compile(r"cart [0-9.]+ \(rows only the optimized trees get right (\d
 def split_lines(out, variant, dataset, depth):
     """A cell's results lines grouped by split, as (split, lines) in split order; None
     where the cell has not run."""
-    path = os.path.join(cell_dir(out, variant, dataset, depth), "run", "results.jsonl")
-    if not os.path.exists(path):
+    text = read_text(os.path.join(cell_dir(out, variant, dataset, depth), "run", "results.jsonl"))
+    if text is None:
         return None
-    recs = [json.loads(l) for l in open(path)]
+    recs = [json.loads(l) for l in text.splitlines() if l.strip()]
     return [(s, [r for r in recs if r["split"] == s]) for s in sorted({r["split"] for r in recs})]
 
 
@@ -615,7 +635,7 @@ def plot(args):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("command", choices=["run", "table", "paper_rows", "margins", "summary",
-                                        "cost", "plot"])
+                                        "cost", "plot", "archive"])
     ap.add_argument("glassbox", nargs="?")
     ap.add_argument("--out", required=True)
     ap.add_argument("--variants", default="cart,paper,default")
@@ -633,6 +653,8 @@ def main():
     ap.add_argument("--margins", default="0.5,1,1.5,2,3")
     # plot: the figure's path
     ap.add_argument("--file")
+    # archive: the folder to write the cells' results into
+    ap.add_argument("--to")
     args = ap.parse_args()
     if args.command == "run":
         if not args.glassbox:
@@ -650,6 +672,10 @@ def main():
         cost(args)
     elif args.command == "plot":
         plot(args)
+    elif args.command == "archive":
+        if not args.to:
+            sys.exit("archive needs --to, the folder to write")
+        archive(args)
     else:
         table(args)
 

@@ -31,7 +31,9 @@ usage:
 results lines (results.jsonl.gz) and its saved models (models.json.gz, by cell); `report
 --out` on the archive gives the same table as on the run's folder.
 """
-import argparse, gzip, json, os, re, shutil, statistics, subprocess, sys
+import argparse, json, os, re, shutil, statistics, subprocess, sys
+
+from results_archive import read_text, write_gz
 
 # selection_folds = 0: each lambda's tree is the best objective, as in the papers; the
 # cross-validated choice would return CART's tree wherever the sparse tree is not clearly
@@ -137,30 +139,12 @@ def records(d, method):
     return [json.loads(line) for line in text.splitlines() if line.strip()]
 
 
-def read_text(path):
-    """The text of `path`, or of its archived `path.gz` (`archive`), or None."""
-    if os.path.exists(path):
-        return open(path).read()
-    if os.path.exists(path + ".gz"):
-        with gzip.open(path + ".gz", "rt") as f:
-            return f.read()
-    return None
-
-
 def model_of(d, method, cell):
     """The model the method's run saved for `cell`: from the run's folder or the archive."""
     path = os.path.join(d, method, "models", "cell-%d" % cell, "split-0.json")
     if os.path.exists(path):
         return json.load(open(path))["model"]
     return json.loads(read_text(os.path.join(d, method, "models.json")))[str(cell)]["model"]
-
-
-def write_gz(path, text):
-    """`text` into `path` gzipped, with no timestamp, so an archive is the same twice."""
-    with open(path + ".part", "wb") as raw:
-        with gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0) as f:
-            f.write(text.encode())
-    os.replace(path + ".part", path)
 
 
 def archive(args):

@@ -1,0 +1,23 @@
+"""The results files the quality tables are regenerated from, kept in the repository
+gzipped (`experiments/quality/results/`): reading a file or its `.gz` archive, and writing
+an archive that is the same bytes twice (no timestamp), so a rerun that changes nothing
+changes no file."""
+import gzip, os
+
+
+def read_text(path):
+    """The text of `path`, or of its archived `path.gz`, or None where neither exists."""
+    if os.path.exists(path):
+        return open(path).read()
+    if os.path.exists(path + ".gz"):
+        with gzip.open(path + ".gz", "rt") as f:
+            return f.read()
+    return None
+
+
+def write_gz(path, text):
+    """`text` into `path` gzipped, with no timestamp; written whole or not at all."""
+    with open(path + ".part", "wb") as raw:
+        with gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0) as f:
+            f.write(text.encode())
+    os.replace(path + ".part", path)
