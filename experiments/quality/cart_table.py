@@ -211,13 +211,19 @@ def run(args):
 
 
 def archive(args):
-    """The cells of `--variants` x `--datasets` x `--depths` that have run under `--out`,
-    into `--to`: each cell's config.toml and its results lines gzipped, all that the
-    reading commands need (they read `run/results.jsonl` or its `.gz`)."""
+    """The cells of `--variants` x `--datasets` x `--depths` that have finished their
+    `--splits` splits under `--out`, into `--to`: each cell's config.toml and its results
+    lines gzipped, all that the reading commands need (they read `run/results.jsonl` or its
+    `.gz`)."""
     for variant, dataset, depth in cells(args):
         d = cell_dir(args.out, variant, dataset, depth)
         text = read_text(os.path.join(d, "run", "results.jsonl"))
         if text is None:
+            continue
+        done = sum(any(r.get("selected") for r in lines)
+                   for _, lines in split_lines(args.out, variant, dataset, depth))
+        if done < args.splits:
+            print("%s: %d of %d splits finished, not archived" % (d, done, args.splits))
             continue
         to = cell_dir(args.to, variant, dataset, depth)
         os.makedirs(os.path.join(to, "run"), exist_ok=True)
