@@ -87,7 +87,7 @@ german credit at depth 4. A cell resumes only in the mode it was started in.
 """
 import argparse, json, os, re, shutil, statistics, subprocess, sys
 
-from results_archive import read_text, write_gz
+from results_archive import json_lines, read_text, write_gz
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DATA = os.path.normpath(os.path.join(HERE, "../../../shared/datasets"))
@@ -220,8 +220,8 @@ def archive(args):
         text = read_text(os.path.join(d, "run", "results.jsonl"))
         if text is None:
             continue
-        done = sum(any(r.get("selected") for r in lines)
-                   for _, lines in split_lines(args.out, variant, dataset, depth))
+        recs = json_lines(text)
+        done = len({r["split"] for r in recs if r.get("selected")})
         if done < args.splits:
             print("%s: %d of %d splits finished, not archived" % (d, done, args.splits))
             continue
@@ -260,7 +260,7 @@ def split_lines(out, variant, dataset, depth):
     text = read_text(os.path.join(cell_dir(out, variant, dataset, depth), "run", "results.jsonl"))
     if text is None:
         return None
-    recs = [json.loads(l) for l in text.splitlines() if l.strip()]
+    recs = json_lines(text)
     return [(s, [r for r in recs if r["split"] == s]) for s in sorted({r["split"] for r in recs})]
 
 

@@ -2,7 +2,7 @@
 gzipped (`experiments/quality/results/`): reading a file or its `.gz` archive, and writing
 an archive that is the same bytes twice (no timestamp), so a rerun that changes nothing
 changes no file."""
-import gzip, os
+import gzip, json, os
 
 
 def read_text(path):
@@ -13,6 +13,11 @@ def read_text(path):
         with gzip.open(path + ".gz", "rt") as f:
             return f.read()
     return None
+
+
+def json_lines(text):
+    """The records of a results file's text, one JSON object a line."""
+    return [json.loads(line) for line in text.splitlines() if line.strip()]
 
 
 def write_gz(path, text):

@@ -33,7 +33,7 @@ results lines (results.jsonl.gz) and its saved models (models.json.gz, by cell);
 """
 import argparse, json, os, re, shutil, statistics, subprocess, sys
 
-from results_archive import read_text, write_gz
+from results_archive import json_lines, read_text, write_gz
 
 # selection_folds = 0: each lambda's tree is the best objective, as in the papers; the
 # cross-validated choice would return CART's tree wherever the sparse tree is not clearly
@@ -136,7 +136,7 @@ def records(d, method):
     text = read_text(os.path.join(d, method, "results.jsonl"))
     if text is None:
         return None
-    return [json.loads(line) for line in text.splitlines() if line.strip()]
+    return json_lines(text)
 
 
 def model_of(d, method, cell):
@@ -157,14 +157,14 @@ def archive(args):
         os.makedirs(to, exist_ok=True)
         shutil.copy(os.path.join(d, "relevant.json"), os.path.join(to, "relevant.json"))
         for method in list(METHODS) + ["oracle"]:
-            recs = records(d, method)
-            if recs is None:
+            text = read_text(os.path.join(d, method, "results.jsonl"))
+            if text is None:
                 continue
             os.makedirs(os.path.join(to, method), exist_ok=True)
-            write_gz(os.path.join(to, method, "results.jsonl.gz"),
-                     read_text(os.path.join(d, method, "results.jsonl")))
+            write_gz(os.path.join(to, method, "results.jsonl.gz"), text)
             if method == "oracle":
                 continue  # `report` reads the oracle's accuracy only, not its tree
+            recs = json_lines(text)
             cells = sorted({r["cell"] for r in recs if r.get("selected")})
             models = {str(c): {"model": model_of(d, method, c)} for c in cells}
             write_gz(os.path.join(to, method, "models.json.gz"),

@@ -407,7 +407,7 @@ pub(crate) fn solve(
     lambda0: Option<Vec<f64>>,
     start: Instant,
 ) -> SolveResult {
-    let deadline = settings.time_limit.and_then(|d| start.checked_add(d));
+    let deadline = settings.deadline(start);
     let mut done = Finisher {
         nlp,
         start,

@@ -201,7 +201,7 @@ pub(crate) fn solve(
     mut lambda: Option<Vec<f64>>,
     start: Instant,
 ) -> SolveResult {
-    let deadline = settings.time_limit.and_then(|d| start.checked_add(d));
+    let deadline = settings.deadline(start);
     let mut iterations = 0u64;
     let mut stages = 0u32;
     let mut mu = settings.barrier_initial;
@@ -249,13 +249,8 @@ pub(crate) fn solve(
             }
         }
     }
-    let rest = Settings {
-        iteration_limit: settings
-            .iteration_limit
-            .map(|l| l.saturating_sub(iterations)),
-        ..settings.clone()
-    };
-    let mut result = augmented_lagrangian::solve(nlp, &rest, x, lambda, start);
+    let mut result =
+        augmented_lagrangian::solve(nlp, &settings.after(iterations), x, lambda, start);
     if stages > 0 {
         result.iterations += iterations;
         result.raw_status = format!(

@@ -35,9 +35,9 @@
 //!   direct path; along the barrier path it is below IPOPT's, at about twice the seconds a
 //!   solve. On S-ORCT (class-assignment rows) from random starts at lambda = 0 the direct
 //!   path's best of 20 met IPOPT's on iris only of 5 sets, the barrier's on 4; but with
-//!   lambda_L = 0.005 (iris) the barrier ended at the empty tree from 191 of 220 starts,
-//!   and from a point to keep (CART's tree, a continuation's previous stage) it leaves the
-//!   point's basin, so neither path alone is the default there.
+//!   lambda_L = 0.005 (iris) the barrier ended at the empty tree from 191 of 220 starts, so
+//!   neither path alone is the default there; a point to keep (CART's tree, a
+//!   continuation's previous stage) is not pushed back into the interior.
 //!
 //! # Why a second-order stage
 //!
@@ -416,6 +416,19 @@ impl Settings {
         self.interrupt.as_ref().is_some_and(Interrupt::requested)
     }
 
+    /// When a solve that began at `start` must end (none without a time limit).
+    pub fn deadline(&self, start: Instant) -> Option<Instant> {
+        self.time_limit.and_then(|d| start.checked_add(d))
+    }
+
+    /// These settings for what is left of the solve after `spent` iterations of it.
+    pub fn after(&self, spent: u64) -> Settings {
+        Settings {
+            iteration_limit: self.iteration_limit.map(|l| l.saturating_sub(spent)),
+            ..self.clone()
+        }
+    }
+
     /// Whether the solve must stop now: `deadline` has passed or a stop was requested.
     pub fn out_of_time(&self, deadline: Option<Instant>) -> bool {
         self.interrupted() || deadline_passed(deadline)
@@ -491,17 +504,10 @@ fn both_paths(
     start: Instant,
 ) -> SolveResult {
     let direct = augmented_lagrangian::solve(nlp, settings, x0.clone(), None, start);
-    let deadline = settings.time_limit.and_then(|d| start.checked_add(d));
-    let left = settings
-        .iteration_limit
-        .map(|l| l.saturating_sub(direct.iterations));
-    if settings.out_of_time(deadline) || left == Some(0) {
+    let rest = settings.after(direct.iterations);
+    if settings.out_of_time(settings.deadline(start)) || rest.iteration_limit == Some(0) {
         return direct;
     }
-    let rest = Settings {
-        iteration_limit: left,
-        ..settings.clone()
-    };
     let barrier = barrier::solve(nlp, &rest, x0, None, start);
     let iterations = direct.iterations + barrier.iterations;
     let (mut kept, other, path) = if barrier_wins(&direct, &barrier) {

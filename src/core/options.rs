@@ -109,9 +109,10 @@ pub struct WarmStart {
     pub upper_bound_multipliers: Option<Vec<f64>>,
     /// Whether the point is a place to explore from (a multistart's seeded random start)
     /// rather than a solution to keep (a greedy tree, a continuation's previous stage, a
-    /// user's model). A backend may move an exploring start far; the gradient backend's
-    /// default `path = "auto"` follows its interior path from one only, where a solution
-    /// to keep would be pushed off the bounds it sits on.
+    /// user's model). A backend may move an exploring start far: on problems with general
+    /// constraints the gradient backend's default `path = "auto"` tries its interior path
+    /// beside the direct one from an exploring start only, since the interior path pushes a
+    /// point off the bounds it sits on.
     #[serde(default)]
     pub explore: bool,
 }
