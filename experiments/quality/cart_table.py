@@ -85,7 +85,7 @@ every n-th cell, for separate processes (IPOPT solves one problem at a time per 
 into the cell's `shards/i`, merged into its `run`): for a cell that takes hours, such as
 german credit at depth 4. A cell resumes only in the mode it was started in.
 """
-import argparse, json, os, re, shutil, statistics, subprocess, sys
+import argparse, json, os, re, statistics, subprocess, sys
 
 from results_archive import json_lines, read_text, write_gz
 
@@ -213,7 +213,7 @@ def run(args):
 def archive(args):
     """The cells of `--variants` x `--datasets` x `--depths` that have finished their
     `--splits` splits under `--out`, into `--to`: each cell's config.toml and its results
-    lines gzipped, all that the reading commands need (they read `run/results.jsonl` or its
+    lines, both gzipped, all that the reading commands need (they read `run/results.jsonl` or its
     `.gz`)."""
     for variant, dataset, depth in cells(args):
         d = cell_dir(args.out, variant, dataset, depth)
@@ -227,7 +227,9 @@ def archive(args):
             continue
         to = cell_dir(args.to, variant, dataset, depth)
         os.makedirs(os.path.join(to, "run"), exist_ok=True)
-        shutil.copy(os.path.join(d, "config.toml"), os.path.join(to, "config.toml"))
+        # Gzipped: a record of the run, not a config to run (tests/shipped_configs.rs checks
+        # every .toml under experiments/ as a replication config).
+        write_gz(os.path.join(to, "config.toml.gz"), open(os.path.join(d, "config.toml")).read())
         write_gz(os.path.join(to, "run", "results.jsonl.gz"), text)
         print("archived %s" % to)
 
