@@ -21,9 +21,13 @@ usage:
   table4.py run --out DIR [--datasets boston_housing,wine_quality_red] [--depths 1,2,3]
                 [--variants default,paper] [--splits 10] [--starts 5]
   table4.py table --out DIR [--variants default,paper]
+  table4.py archive --out DIR --to experiments/quality/results/sorrt_table4/starts5
 
 One JSON line per (data set, depth, variant, split) in DIR/results.jsonl; `run` skips
-the lines already there (resumable).
+the lines already there (resumable) and refuses a folder run with another `--starts`.
+`archive` writes them gzipped, sorted, into the repository's results folder (one folder a
+start count: starts5 is the protocol of benches/README's S-ORRT tables); `table` reads such
+a folder as `--out` too.
 """
 import argparse
 import json
@@ -34,6 +38,9 @@ import time
 import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "quality"))
+from results_archive import json_lines, read_text, write_gz  # noqa: E402
+
 DATA = os.path.normpath(os.path.join(HERE, "../../../shared/datasets"))
 # The paper's Table 4: S-ORRT at D = 1, 2, 3 and OLS (test R^2).
 PAPER = {
@@ -67,10 +74,9 @@ def ols(X, Y, tr, te):
 
 
 def load(path):
-    if not os.path.exists(path):
-        return []
-    with open(path) as f:
-        return [json.loads(line) for line in f if line.strip()]
+    """The records of `path` (or of its archived `path.gz`); none where neither exists."""
+    text = read_text(path)
+    return json_lines(text) if text is not None else []
 
 
 def key(r):
@@ -82,7 +88,13 @@ def run(args):
 
     os.makedirs(args.out, exist_ok=True)
     path = os.path.join(args.out, "results.jsonl")
-    done = {key(r) for r in load(path)}
+    earlier = load(path)
+    # One folder, one protocol: `table` averages a cell's lines whatever their start count.
+    other = sorted({r["starts"] for r in earlier} - {args.starts})
+    if other:
+        sys.exit(f"{path} holds runs with --starts {other[0]}, not {args.starts}: "
+                 "give another --out")
+    done = {key(r) for r in earlier}
     for name in args.datasets.split(","):
         data = np.genfromtxt(os.path.join(DATA, f"{name}.csv"), delimiter=",", skip_header=1)
         X, Y = data[:, :-1], data[:, -1]
@@ -135,6 +147,18 @@ def table(args):
             print("| " + " | ".join(line) + " |")
 
 
+def archive(args):
+    """The results file gzipped into `--to`, one record a line in (data set, depth, variant,
+    split) order whatever order the runs appended them in."""
+    rows = sorted(load(os.path.join(args.out, "results.jsonl")), key=key)
+    if not rows:
+        sys.exit(f"no results in {args.out}/results.jsonl")
+    os.makedirs(args.to, exist_ok=True)
+    write_gz(os.path.join(args.to, "results.jsonl.gz"),
+             "".join(json.dumps(r, sort_keys=True) + "\n" for r in rows))
+    print(f"{len(rows)} records into {args.to}/results.jsonl.gz")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = ap.add_subparsers(dest="command", required=True)
@@ -149,8 +173,11 @@ def main():
     t = sub.add_parser("table")
     t.add_argument("--out", required=True)
     t.add_argument("--variants", default="default,paper")
+    a = sub.add_parser("archive")
+    a.add_argument("--out", required=True)
+    a.add_argument("--to", required=True)
     args = ap.parse_args()
-    {"run": run, "table": table}[args.command](args)
+    {"run": run, "table": table, "archive": archive}[args.command](args)
 
 
 if __name__ == "__main__":
