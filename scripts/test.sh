@@ -38,6 +38,10 @@ scripts/cargo-test-parallel.sh --workspace --all-targets
 step "Python package"
 # The Python package (python/): its extension built on the same target folder, then pytest.
 scripts/test-python.sh
+step "results files"
+# Issue 24's quality tables regenerated from the results files kept in the repository, rows
+# checked against the numbers benches/README quotes (the interpreter above has numpy).
+"${GLASSBOX_PYTHON_VENV:-$PWD/.venv-python}/bin/python" experiments/quality/check_results.py
 
 # The extension crate (examples/extension): a crate of its own that adds a formulation and a
 # backend from outside and runs glassbox's conformance suites on them. It shares target/.

@@ -1,0 +1,111 @@
+#!/usr/bin/env python3
+"""Regenerates issue 24's quality tables from the results files kept in the repository
+(`experiments/quality/results/`) and checks rows of each against the numbers benches/README
+quotes from them: a results file that is lost, truncated or rewritten, or a reading command
+that changes what it computes, fails here. Seconds are not checked (they are the machine's).
+
+Run by scripts/test.sh with the Python package's interpreter (table4.py needs numpy):
+    python3 experiments/quality/check_results.py
+"""
+import os
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+RESULTS = os.path.join(HERE, "results")
+
+
+def output(script, *args):
+    """What `script args` prints; a failing exit is a failed check."""
+    done = subprocess.run([sys.executable, os.path.join(HERE, script), *args],
+                          capture_output=True, text=True)
+    if done.returncode != 0:
+        sys.exit("check_results.py: %s %s failed:\n%s" % (script, " ".join(args), done.stderr))
+    return done.stdout
+
+
+def markdown_rows(text):
+    """A markdown table's rows as dicts by header, keyed by their first two cells."""
+    lines = [l for l in text.splitlines() if l.startswith("|") and not l.startswith("|---")]
+    if not lines:
+        return {}
+    cells = [[c.strip() for c in l.strip("|").split("|")] for l in lines]
+    head = cells[0]
+    return {(row[0], row[1]): dict(zip(head, row)) for row in cells[1:]}
+
+
+def check(name, rows, expected):
+    """Each expected row's listed columns as printed; returns the mismatches, described."""
+    wrong = []
+    for key, columns in expected.items():
+        row = rows.get(key)
+        if row is None:
+            wrong.append("%s: no row %s" % (name, key))
+            continue
+        for column, value in columns.items():
+            if row.get(column) != value:
+                wrong.append("%s %s %r: %r, expected %r"
+                             % (name, key, column, row.get(column), value))
+    return wrong
+
+
+def cart_table():
+    rows = markdown_rows(output(
+        "cart_table.py", "table", "--out", os.path.join(RESULTS, "cart_table"),
+        "--variants", "cart,default"))
+    diff, kept = "default - CART (pp) +- SE", "CART kept (default)"
+    expected = {
+        ("thyroid", "2"): {"CART": "97.8", "S-ORCT default": "98.3", diff: "+0.5 +- 0.1"},
+        ("heart_cleveland", "3"): {"CART": "78.9", "S-ORCT default": "76.9",
+                                   diff: "-2.0 +- 1.3 **below**", kept: "6 of 10",
+                                   "iterations/split default": "22225"},
+        ("wholesale", "3"): {diff: "-0.5 +- 0.4 **below**", kept: "8 of 10"},
+        ("monks2", "3"): {"S-ORCT default": "100.0", diff: "+46.0 +- 2.4"},
+        ("sonar", "2"): {diff: "+9.2 +- 2.1", "gamma (default)": "32768"},
+    }
+    return check("cart_table", rows, expected)
+
+
+def sorrt_table4():
+    wrong = []
+    base = os.path.join(HERE, "..", "sorrt", "table4.py")
+    for starts, variants, expected in (
+        ("starts5", "default,paper", {
+            ("boston_housing", "3"): {"default": "0.8440", "paper": "0.6465"},
+            ("wine_quality_red", "2"): {"default": "0.3624", "paper": "0.3161"},
+            ("wine_quality_red", "3"): {"default": "0.3591", "paper": "0.2414"},
+        }),
+        ("starts20", "default", {
+            ("boston_housing", "2"): {"default": "0.8430"},
+            ("wine_quality_red", "2"): {"default": "0.3624"},
+        }),
+    ):
+        rows = markdown_rows(output(os.path.relpath(base, HERE), "table", "--out",
+                                    os.path.join(RESULTS, "sorrt_table4", starts),
+                                    "--variants", variants))
+        wrong += check("sorrt_table4/" + starts, rows, expected)
+    return wrong
+
+
+def sparse_recovery():
+    text = output("sparse_recovery.py", "report", "--out", os.path.join(RESULTS, "sparse_recovery"))
+    wrong = []
+    for line in ("sorct_refit: exact support with test accuracy >= 0.93 on 7 of 10 seeds",
+                 "l0glob: exact support with test accuracy >= 0.93 on 8 of 10 seeds",
+                 "oracle: at or above 0.93 on 8 of 10 seeds"):
+        if line not in text:
+            wrong.append("sparse_recovery: no line %r" % line)
+    return wrong
+
+
+def main():
+    wrong = cart_table() + sorrt_table4() + sparse_recovery()
+    for w in wrong:
+        print(w, file=sys.stderr)
+    if wrong:
+        sys.exit("check_results.py: %d mismatches" % len(wrong))
+    print("check_results.py: every checked row as quoted")
+
+
+if __name__ == "__main__":
+    main()
