@@ -17,14 +17,20 @@ L-infinity rows (S-ORCT's relaxed refit on each start's support: `formulations/c
 `Refit`; l0tree has none) and `--methods` runs some of the two.
 
 Rerunning the same command with the same `--out` resumes it (finished cells are skipped).
+`--archive TO` also writes each cell's results and config gzipped into TO (the repository's
+`experiments/quality/results/l0_tables/`), and `--read` prints the table from the results
+files of `--out` (a run's folder or such an archive) without running anything.
 
 usage: table2.py GLASSBOX [--grid -8,-6,-4,-2,0,2,4] [--splits 5] [--starts 3] [--depth 1]
        [--folds 5] [--defaults] [--refit] [--methods L0glob,Linf] [--datasets monks1,...]
-       [--out DIR]
+       [--out DIR] [--archive TO]
+       table2.py --read --out DIR [--grid ...] [--methods ...] [--datasets ...]
 """
-import argparse, json, os, statistics, subprocess, sys, tempfile
+import argparse, os, statistics, subprocess, sys, tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "quality"))
+from results_archive import json_lines, read_text, write_gz  # noqa: E402
 DATA = os.path.normpath(os.path.join(HERE, "../../../shared/datasets"))
 MONKS = '["a1", "a2", "a3", "a4", "a5", "a6"]'
 SETS = {
@@ -67,6 +73,37 @@ def config(dataset, method, r, n_train, args):
                args.starts))
 
 
+def cell(args, dataset, method, r, n_train):
+    """One (data set, method, lambda) cell's result lines: run (or resumed) into --out, or
+    with --read only read from it; with --archive also written into that archive."""
+    out = os.path.join(args.out, dataset, method, str(r))
+    results = os.path.join(out, "results.jsonl")
+    if args.read:
+        text = read_text(results)
+        if text is None:
+            sys.exit("table2.py --read: no results for %s %s r=%d in %s (%s[.gz])"
+                     % (dataset, method, r, args.out, results))
+        return json_lines(text)
+    # The config lies beside its results, and glassbox resumes a folder whose config is
+    # the same: rerunning the command with the same --out skips what is done (other
+    # arguments are refused by glassbox: use another --out).
+    os.makedirs(os.path.dirname(out), exist_ok=True)
+    path = out + ".toml"
+    with open(path, "w") as f:
+        f.write(config(dataset, method, r, n_train, args))
+    subprocess.run([args.glassbox, "run", path, "--out", out],
+                   check=True, stdout=subprocess.DEVNULL)
+    text = open(results).read()
+    if args.archive:
+        to = os.path.join(args.archive, dataset, method, str(r))
+        os.makedirs(to, exist_ok=True)
+        write_gz(os.path.join(to, "results.jsonl.gz"), text)
+        # Gzipped: tests/shipped_configs.rs reads every .toml under experiments/ as a
+        # replication config, which a run's record is not.
+        write_gz(os.path.join(to, "config.toml.gz"), open(path).read())
+    return json_lines(text)
+
+
 def rows(dataset):
     with open(os.path.join(DATA, SETS[dataset][0])) as f:
         return sum(1 for _ in f) - 1
@@ -74,7 +111,7 @@ def rows(dataset):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("glassbox")
+    ap.add_argument("glassbox", nargs="?")
     ap.add_argument("--grid", default="-8,-6,-4,-2,0,2,4")
     ap.add_argument("--splits", type=int, default=5)
     ap.add_argument("--starts", type=int, default=3)
@@ -84,8 +121,16 @@ def main():
     ap.add_argument("--refit", action="store_true")
     ap.add_argument("--methods", default="L0glob,Linf")
     ap.add_argument("--datasets", default=",".join(SETS))
-    ap.add_argument("--out", default=tempfile.mkdtemp(prefix="table2-"))
+    ap.add_argument("--out")
+    ap.add_argument("--archive")
+    ap.add_argument("--read", action="store_true")
     args = ap.parse_args()
+    if args.read and (args.out is None or args.archive):
+        sys.exit("table2.py --read: give the results' --out, and no --archive")
+    if not args.read and args.glassbox is None:
+        sys.exit("table2.py: give the glassbox binary to run (or --read --out DIR)")
+    if args.out is None:
+        args.out = tempfile.mkdtemp(prefix="table2-")
     grid = [int(v) for v in args.grid.split(",")]
     print("%-24s %-7s %7s %8s %8s %6s %9s %9s %6s"
           % ("dataset", "method", "acc", "delta_L", "delta_G", "log2", "s/solve", "selected",
@@ -100,17 +145,7 @@ def main():
             best = None
             best_selected = None
             for r in grid:
-                out = os.path.join(args.out, dataset, method, str(r))
-                # The config lies beside its results, and glassbox resumes a folder whose
-                # config is the same: rerunning the command with the same --out skips what
-                # is done (other arguments are refused by glassbox: use another --out).
-                os.makedirs(os.path.dirname(out), exist_ok=True)
-                path = out + ".toml"
-                with open(path, "w") as f:
-                    f.write(config(dataset, method, r, n_train, args))
-                subprocess.run([args.glassbox, "run", path, "--out", out],
-                               check=True, stdout=subprocess.DEVNULL)
-                recs = [json.loads(l) for l in open(os.path.join(out, "results.jsonl"))]
+                recs = cell(args, dataset, method, r, n_train)
                 # The paper averages the accuracy of every start; so do we (the line of the
                 # cross-validated choice repeats a start's or CART's tree: left out).
                 ok = [x for x in recs if "test_accuracy" in x
