@@ -62,6 +62,10 @@ def cart_table():
         ("wholesale", "3"): {diff: "-0.5 +- 0.4 **below**", kept: "8 of 10"},
         ("monks2", "3"): {"S-ORCT default": "100.0", diff: "+46.0 +- 2.4"},
         ("sonar", "2"): {diff: "+9.2 +- 2.1", "gamma (default)": "32768"},
+        ("spambase", "3"): {"CART": "88.0", diff: "+4.5 +- 0.2", kept: "0 of 10"},
+        ("heart_cleveland", "4"): {"CART": "75.4", "S-ORCT default": "74.2",
+                                   diff: "-1.2 +- 0.9 **below**", kept: "6 of 10"},
+        ("monks2", "4"): {diff: "+45.2 +- 2.1", "iterations/split default": "33044"},
     }
     return check("cart_table", rows, expected)
 
@@ -78,6 +82,7 @@ def sorrt_table4():
         ("starts20", "default", {
             ("boston_housing", "2"): {"default": "0.8430"},
             ("wine_quality_red", "2"): {"default": "0.3624"},
+            ("wine_quality_red", "3"): {"default": "0.3591"},
         }),
     ):
         rows = markdown_rows(output(os.path.relpath(base, HERE), "table", "--out",
@@ -128,9 +133,15 @@ L0_ROWS = (
         ("monks3", "L0glob"): {"returned": "0.935 (0)", "mean of starts": "0.922 (-1)"},
         ("monks3", "Linf"): {"returned": "0.935 (1)", "mean of starts": "0.928 (3)"},
     }),
-    (2, "iris", {
+    (1, "pima", {
+        ("pima", "L0glob"): {"returned": "0.776 (-1)", "mean of starts": "0.766 (-1)"},
+        ("pima", "Linf"): {"returned": "0.767 (-7)", "mean of starts": "0.763 (0)"},
+    }),
+    (2, "iris,wine", {
         ("iris", "L0glob"): {"returned": "0.973 (-6)", "mean of starts": "0.954 (-8)"},
         ("iris", "Linf"): {"returned": "0.967 (-3)", "mean of starts": "0.893 (-5)"},
+        ("wine", "L0glob"): {"returned": "0.989 (-4)", "mean of starts": "0.955 (-3)"},
+        ("wine", "Linf"): {"returned": "0.983 (0)", "mean of starts": "0.854 (2)"},
     }),
 )
 
