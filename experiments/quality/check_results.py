@@ -133,6 +133,14 @@ L0_ROWS = (
         ("monks3", "L0glob"): {"returned": "0.935 (0)", "mean of starts": "0.922 (-1)"},
         ("monks3", "Linf"): {"returned": "0.935 (1)", "mean of starts": "0.928 (3)"},
     }),
+    (1, "ionosphere,breast_cancer_wisconsin", {
+        ("ionosphere", "L0glob"): {"returned": "0.880 (1)", "mean of starts": "0.875 (2)"},
+        ("ionosphere", "Linf"): {"returned": "0.886 (3)", "mean of starts": "0.872 (3)"},
+        ("breast_cancer_wisconsin", "L0glob"): {"returned": "0.972 (-3)",
+                                                "mean of starts": "0.972 (-3)"},
+        ("breast_cancer_wisconsin", "Linf"): {"returned": "0.974 (-5)",
+                                              "mean of starts": "0.974 (-2)"},
+    }),
     (1, "pima", {
         ("pima", "L0glob"): {"returned": "0.776 (-1)", "mean of starts": "0.766 (-1)"},
         ("pima", "Linf"): {"returned": "0.767 (-7)", "mean of starts": "0.763 (0)"},
