@@ -138,7 +138,9 @@ def main():
     for dataset in args.datasets.split(","):
         # Rows with missing cells are none in these sets; the training share as the split
         # makes it.
-        n_train = round((1 - 1 / args.folds if args.folds else 0.75) * rows(dataset))
+        # (--read needs no data: the training size only enters the configs it runs.)
+        n_train = None if args.read else round(
+            (1 - 1 / args.folds if args.folds else 0.75) * rows(dataset))
         for method in args.methods.split(","):
             if method not in ("L0glob", "Linf"):
                 sys.exit("table2.py: unknown method %r (L0glob or Linf)" % method)
