@@ -30,7 +30,7 @@ import argparse, os, statistics, subprocess, sys, tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "quality"))
-from results_archive import json_lines, read_text, write_gz  # noqa: E402
+from results_archive import json_lines, read_text, write_config_gz, write_gz  # noqa: E402
 DATA = os.path.normpath(os.path.join(HERE, "../../../shared/datasets"))
 MONKS = '["a1", "a2", "a3", "a4", "a5", "a6"]'
 SETS = {
@@ -89,8 +89,9 @@ def cell(args, dataset, method, r, n_train):
     # arguments are refused by glassbox: use another --out).
     os.makedirs(os.path.dirname(out), exist_ok=True)
     path = out + ".toml"
+    toml = config(dataset, method, r, n_train, args)
     with open(path, "w") as f:
-        f.write(config(dataset, method, r, n_train, args))
+        f.write(toml)
     subprocess.run([args.glassbox, "run", path, "--out", out],
                    check=True, stdout=subprocess.DEVNULL)
     text = open(results).read()
@@ -98,9 +99,7 @@ def cell(args, dataset, method, r, n_train):
         to = os.path.join(args.archive, dataset, method, str(r))
         os.makedirs(to, exist_ok=True)
         write_gz(os.path.join(to, "results.jsonl.gz"), text)
-        # Gzipped: tests/shipped_configs.rs reads every .toml under experiments/ as a
-        # replication config, which a run's record is not.
-        write_gz(os.path.join(to, "config.toml.gz"), open(path).read())
+        write_config_gz(to, toml)
     return json_lines(text)
 
 

@@ -87,7 +87,7 @@ german credit at depth 4. A cell resumes only in the mode it was started in.
 """
 import argparse, json, os, re, statistics, subprocess, sys
 
-from results_archive import json_lines, read_text, write_gz
+from results_archive import json_lines, read_text, write_config_gz, write_gz
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DATA = os.path.normpath(os.path.join(HERE, "../../../shared/datasets"))
@@ -227,9 +227,7 @@ def archive(args):
             continue
         to = cell_dir(args.to, variant, dataset, depth)
         os.makedirs(os.path.join(to, "run"), exist_ok=True)
-        # Gzipped: a record of the run, not a config to run (tests/shipped_configs.rs checks
-        # every .toml under experiments/ as a replication config).
-        write_gz(os.path.join(to, "config.toml.gz"), open(os.path.join(d, "config.toml")).read())
+        write_config_gz(to, open(os.path.join(d, "config.toml")).read())
         write_gz(os.path.join(to, "run", "results.jsonl.gz"), text)
         print("archived %s" % to)
 

@@ -16,7 +16,8 @@ RESULTS = os.path.join(HERE, "results")
 
 
 def output(script, *args):
-    """What `script args` prints; a failing exit is a failed check."""
+    """What `script args` prints (`script` relative to this folder); a failing exit is a
+    failed check."""
     done = subprocess.run([sys.executable, os.path.join(HERE, script), *args],
                           capture_output=True, text=True)
     if done.returncode != 0:
@@ -72,7 +73,6 @@ def cart_table():
 
 def sorrt_table4():
     wrong = []
-    base = os.path.join(HERE, "..", "sorrt", "table4.py")
     for starts, variants, expected in (
         ("starts5", "default,paper", {
             ("boston_housing", "3"): {"default": "0.8440", "paper": "0.6465"},
@@ -85,7 +85,7 @@ def sorrt_table4():
             ("wine_quality_red", "3"): {"default": "0.3591"},
         }),
     ):
-        rows = markdown_rows(output(os.path.relpath(base, HERE), "table", "--out",
+        rows = markdown_rows(output("../sorrt/table4.py", "table", "--out",
                                     os.path.join(RESULTS, "sorrt_table4", starts),
                                     "--variants", variants))
         wrong += check("sorrt_table4/" + starts, rows, expected)
@@ -107,10 +107,9 @@ def l0_tables():
     """table2.py's rows (fixed-width: data set, method, the mean over the starts and its
     log2 lambda, the returned tree's accuracy and its log2 lambda; s/solve not checked)."""
     wrong = []
-    base = os.path.relpath(os.path.join(HERE, "..", "l0tree", "table2.py"), HERE)
     grid = "--grid=" + ",".join(str(r) for r in range(-8, 6))
     for depth, datasets, expected in L0_ROWS:
-        text = output(base, "--read", "--out", os.path.join(RESULTS, "l0_tables", "depth%d" % depth),
+        text = output("../l0tree/table2.py", "--read", "--out", os.path.join(RESULTS, "l0_tables", "depth%d" % depth),
                       grid, "--depth", str(depth), "--datasets", datasets)
         rows = {}
         for line in text.splitlines()[1:]:

@@ -20,6 +20,13 @@ def json_lines(text):
     return [json.loads(line) for line in text.splitlines() if line.strip()]
 
 
+def write_config_gz(to, text):
+    """A run's config as `to/config.toml.gz`: gzipped, because it is a record of the run and
+    not a config to run (tests/shipped_configs.rs checks every .toml under experiments/ as a
+    replication config)."""
+    write_gz(os.path.join(to, "config.toml.gz"), text)
+
+
 def write_gz(path, text):
     """`text` into `path` gzipped, with no timestamp; written whole or not at all."""
     with open(path + ".part", "wb") as raw:
