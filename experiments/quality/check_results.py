@@ -75,12 +75,12 @@ def sorrt_table4():
     wrong = []
     for starts, variants, expected in (
         ("starts5", "default,paper", {
-            ("boston_housing", "3"): {"default": "0.8440", "paper": "0.6465"},
+            ("boston_housing", "3"): {"default": "0.8440", "paper": "0.6465", "starts": "5"},
             ("wine_quality_red", "2"): {"default": "0.3624", "paper": "0.3161"},
             ("wine_quality_red", "3"): {"default": "0.3591", "paper": "0.2414"},
         }),
         ("starts20", "default", {
-            ("boston_housing", "2"): {"default": "0.8430"},
+            ("boston_housing", "2"): {"default": "0.8430", "starts": "20"},
             ("wine_quality_red", "2"): {"default": "0.3624"},
             ("wine_quality_red", "3"): {"default": "0.3591"},
         }),

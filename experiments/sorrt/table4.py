@@ -126,7 +126,7 @@ def table(args):
     rows = load(os.path.join(args.out, "results.jsonl"))
     variants = args.variants.split(",")
     head = ["data set", "D", "paper", "paper's OLS", "OLS here"] + variants + [
-        f"{v} - paper" for v in variants] + ["s/split " + v for v in variants] + ["splits"]
+        f"{v} - paper" for v in variants] + ["s/split " + v for v in variants] + ["splits", "starts"]
     print("| " + " | ".join(head) + " |")
     print("|" + "---|" * len(head))
     for name in PAPER:
@@ -143,7 +143,8 @@ def table(args):
             line += [f"{mean(v, 'test_r2'):.4f}" for v in variants]
             line += [f"{mean(v, 'test_r2') - paper:+.4f}" for v in variants]
             line += [f"{float(np.median([r['seconds'] for r in cells[v]])):.1f}" if cells[v] else "" for v in variants]
-            line += [str(n)]
+            # (a folder holds one start count: `run` refuses to mix them)
+            line += [str(n), ",".join(str(k) for k in sorted({r["starts"] for c in cells.values() for r in c}))]
             print("| " + " | ".join(line) + " |")
 
 
