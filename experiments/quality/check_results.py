@@ -25,12 +25,18 @@ def output(script, *args):
     return done.stdout
 
 
+def table_cells(text):
+    """The lines of the markdown tables in `text` as lists of cells, header first, without
+    the |---| lines."""
+    return [[c.strip() for c in l.strip().strip("|").split("|")]
+            for l in text.splitlines() if l.startswith("|") and not l.startswith("|---")]
+
+
 def markdown_rows(text):
     """A markdown table's rows as dicts by header, keyed by their first two cells."""
-    lines = [l for l in text.splitlines() if l.startswith("|") and not l.startswith("|---")]
-    if not lines:
+    cells = table_cells(text)
+    if not cells:
         return {}
-    cells = [[c.strip() for c in l.strip("|").split("|")] for l in lines]
     head = cells[0]
     return {(row[0], row[1]): dict(zip(head, row)) for row in cells[1:]}
 
@@ -56,9 +62,7 @@ def readme_cart_table():
     text = open(os.path.join(HERE, "..", "..", "benches", "README.md")).read()
     start = text.index("**The whole table with the default**")
     table = text[start:text.index("\n\n", text.index("\n|", start) + 1)]
-    rows = [[c.strip() for c in l.strip().strip("|").split("|")]
-            for l in table.splitlines() if l.startswith("|") and not l.startswith("|---")]
-    return {(r[0], r[1]): r for r in rows[1:]}
+    return {(r[0], r[1]): r for r in table_cells(table)[1:]}
 
 
 # Committed CART-table cells (data set, D); a lost results folder fails the count.
@@ -70,9 +74,7 @@ def cart_table():
     the difference +- SE, iterations a split, CART kept and gamma (all but the seconds)."""
     text = output("cart_table.py", "table", "--out", os.path.join(RESULTS, "cart_table"),
                   "--variants", "cart,default")
-    regenerated = {(r[0], r[1]): r for r in (
-        [c.strip() for c in l.strip().strip("|").split("|")]
-        for l in text.splitlines()[2:] if l.startswith("|"))}
+    regenerated = {(r[0], r[1]): r for r in table_cells(text)[1:]}
     # (a cell whose CART variant alone is archived prints "not run" for S-ORCT)
     regenerated = {k: r for k, r in regenerated.items() if r[3] != "not run"}
     quoted = readme_cart_table()
