@@ -103,6 +103,7 @@ def sorrt_table4():
         }),
         ("starts20", "default", {
             ("boston_housing", "2"): {"default": "0.8430", "starts": "20"},
+            ("boston_housing", "3"): {"default": "0.8440"},
             ("wine_quality_red", "2"): {"default": "0.3624"},
             ("wine_quality_red", "3"): {"default": "0.3591"},
         }),
