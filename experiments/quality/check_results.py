@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Regenerates issue 24's quality tables from the results files kept in the repository
-(`experiments/quality/results/`) and checks rows of each against the numbers benches/README
-quotes from them: a results file that is lost, truncated or rewritten, or a reading command
+(`experiments/quality/results/`) and checks them against the numbers benches/README quotes
+(every committed cell of the CART table, listed rows of the others): a results file that is lost, truncated or rewritten, or a reading command
 that changes what it computes, fails here. Seconds are not checked (they are the machine's).
 
 Run by scripts/test.sh with the Python package's interpreter (table4.py needs numpy):
@@ -74,9 +74,8 @@ def cart_table():
     the difference +- SE, iterations a split, CART kept and gamma (all but the seconds)."""
     text = output("cart_table.py", "table", "--out", os.path.join(RESULTS, "cart_table"),
                   "--variants", "cart,default")
-    regenerated = {(r[0], r[1]): r for r in table_cells(text)[1:]}
     # (a cell whose CART variant alone is archived prints "not run" for S-ORCT)
-    regenerated = {k: r for k, r in regenerated.items() if r[3] != "not run"}
+    regenerated = {(r[0], r[1]): r for r in table_cells(text)[1:] if r[3] != "not run"}
     quoted = readme_cart_table()
     wrong = []
     if len(regenerated) != CART_CELLS:
