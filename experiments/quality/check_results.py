@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Regenerates issue 24's quality tables from the results files kept in the repository
 (`experiments/quality/results/`) and checks them against the numbers benches/README quotes
-(every committed cell of the CART table, listed rows of the others): a results file that is lost, truncated or rewritten, or a reading command
-that changes what it computes, fails here. Seconds are not checked (they are the machine's).
+(every committed cell of the CART table, listed rows of the others): a results file that is
+lost, truncated or rewritten, or a reading command that changes what it computes, fails
+here. Seconds are not checked (they are the machine's).
 
 Run by scripts/test.sh with the Python package's interpreter (table4.py needs numpy):
     python3 experiments/quality/check_results.py
@@ -131,7 +132,8 @@ def l0_tables():
     wrong = []
     grid = "--grid=" + ",".join(str(r) for r in range(-8, 6))
     for depth, datasets, expected in L0_ROWS:
-        text = output("../l0tree/table2.py", "--read", "--out", os.path.join(RESULTS, "l0_tables", "depth%d" % depth),
+        text = output("../l0tree/table2.py", "--read",
+                      "--out", os.path.join(RESULTS, "l0_tables", "depth%d" % depth),
                       grid, "--depth", str(depth), "--datasets", datasets)
         rows = {}
         for line in text.splitlines()[1:]:
