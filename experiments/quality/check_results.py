@@ -189,6 +189,10 @@ L0_ROWS = (
         ("sonar", "L0glob"): {"returned": "0.755 (-3)", "mean of starts": "0.770 (-3)"},
         ("sonar", "Linf"): {"returned": "0.784 (-3)", "mean of starts": "0.729 (-3)"},
     }),
+    (1, PAPER_GRID, "spambase", {
+        ("spambase", "L0glob"): {"returned": "0.933 (2)", "mean of starts": "0.931 (0)"},
+        ("spambase", "Linf"): {"returned": "0.933 (-2)", "mean of starts": "0.807 (-6)"},
+    }),
     (2, (0, 1), "thyroid", {
         ("thyroid", "L0glob"): {"returned": "0.982 (1)", "mean of starts": "0.963 (1)"},
         ("thyroid", "Linf"): {"returned": "0.979 (0)", "mean of starts": "0.943 (1)"},
