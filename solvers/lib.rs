@@ -10,6 +10,8 @@ pub mod dp;
 mod dynamic_library;
 pub mod gradient;
 #[cfg(feature = "ipopt")]
+mod import_slots;
+#[cfg(feature = "ipopt")]
 pub mod ipopt;
 
 #[cfg(feature = "highs")]

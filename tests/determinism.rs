@@ -3,7 +3,8 @@
 //! `seconds`), and byte-identical models. Covered: an NLP formulation on IPOPT and on lbfgs,
 //! a MILP on HiGHS and on CBC, and the seeded random forest. Also what a start's solve
 //! depends on: not on S-ORCT's `selection_folds`, and on the split's index in the run
-//! rather than its seed (a split rerun by `--shard` keeps its starts).
+//! rather than its seed (a split rerun by `--shard` keeps its starts), and not on whether
+//! Ipopt's and MUMPS's fixed costs are removed (`solvers/ipopt/overheads.rs`).
 //!
 //! A run that stops at a wall-clock limit is not reproducible (it stops where the clock says),
 //! so every solve here finishes well within its limit.
@@ -13,11 +14,17 @@ use std::process::Command;
 
 /// Runs `config` (with a synthetic data table) into `out` on one thread.
 fn run(dir: &Path, config: &str, out: &str) -> std::path::PathBuf {
-    run_with(dir, config, out, &[])
+    run_with(dir, config, out, &[], &[])
 }
 
-/// [`run`] with more `glassbox run` arguments (`--shard i/n`).
-fn run_with(dir: &Path, config: &str, out: &str, more: &[&str]) -> std::path::PathBuf {
+/// [`run`] with more `glassbox run` arguments (`--shard i/n`) and environment variables.
+fn run_with(
+    dir: &Path,
+    config: &str,
+    out: &str,
+    more: &[&str],
+    env: &[(&str, &str)],
+) -> std::path::PathBuf {
     let path = dir.join("config.toml");
     std::fs::write(&path, config).unwrap();
     let out = dir.join(out);
@@ -29,6 +36,7 @@ fn run_with(dir: &Path, config: &str, out: &str, more: &[&str]) -> std::path::Pa
             out.to_str().unwrap(),
         ])
         .args(more)
+        .envs(env.iter().copied())
         .env("RAYON_NUM_THREADS", "1")
         .output()
         .unwrap();
@@ -73,27 +81,26 @@ fn models(dir: &Path) -> Vec<(String, Vec<u8>)> {
 }
 
 fn assert_reproducible(formulation: &str, solver: &str) {
-    let dir = tempfile::tempdir().unwrap();
     let config = format!(
         "[data]\nsynthetic = {{ rows = 60, features = 3, classes = 2, seed = 7 }}\n\
          [split]\nrepeats = 2\nseed = 3\n[formulation]\n{formulation}\n{solver}\n\
          [multistart]\nstarts = 2\nseed = 5\n"
     );
-    let (a, b) = (run(dir.path(), &config, "a"), run(dir.path(), &config, "b"));
+    assert_same_runs(&config, &[], &format!("{formulation} / {solver}"));
+}
+
+/// Two runs of `config`, the second with `env`, write the same results lines (timings
+/// masked) and the same models.
+fn assert_same_runs(config: &str, env: &[(&str, &str)], what: &str) {
+    let dir = tempfile::tempdir().unwrap();
+    let a = run(dir.path(), config, "a");
+    let b = run_with(dir.path(), config, "b", &[], env);
     let read = |d: &Path| std::fs::read_to_string(d.join("results.jsonl")).unwrap();
     let (ra, rb) = (read(&a), read(&b));
     assert!(ra.lines().count() >= 2, "{ra}");
     assert!(ra.contains("seconds\":"), "no timing field to mask: {ra}");
-    assert_eq!(
-        mask_timing(&ra),
-        mask_timing(&rb),
-        "{formulation} / {solver}"
-    );
-    assert_eq!(
-        models(&a),
-        models(&b),
-        "{formulation} / {solver}: models differ"
-    );
+    assert_eq!(mask_timing(&ra), mask_timing(&rb), "{what}");
+    assert_eq!(models(&a), models(&b), "{what}: models differ");
 }
 
 #[test]
@@ -114,6 +121,22 @@ fn sorct_on_ipopt_and_lbfgs() {
     assert_reproducible(
         sorct,
         "[solver]\nname = \"lbfgs\"\nthreads = 1\niteration_limit = 200\ntime_limit = 120.0",
+    );
+}
+
+/// Ipopt's and MUMPS's fixed costs removed (the default) or kept
+/// (`GLASSBOX_IPOPT_OVERHEADS=keep`) give the same lines and models: the rewrite touches
+/// timers and a memory report, no number a solve computes with. S-ORCT at its defaults
+/// (the CART start, the gamma continuation, the cross-validated choice's folds) on 3 classes.
+#[test]
+fn ipopt_fixed_costs_change_no_result() {
+    let config = "[data]\nsynthetic = { rows = 90, features = 4, classes = 3, seed = 11 }\n\
+         [split]\nrepeats = 2\nseed = 3\n[formulation]\nname = \"sorct\"\ndepth = 2\n\
+         [solver]\nname = \"ipopt\"\ntime_limit = 120.0\n[multistart]\nstarts = 4\nseed = 5\n";
+    assert_same_runs(
+        config,
+        &[(glassbox::solvers::ipopt::overheads::KEEP_VARIABLE, "keep")],
+        "S-ORCT on ipopt, fixed costs removed and kept",
     );
 }
 
@@ -223,6 +246,7 @@ fn a_split_rerun_by_its_shard_keeps_its_starts() {
         &config(3, 3),
         "shard",
         &["--shard", "3/3"],
+        &[],
     ));
     assert_eq!(
         shard.iter().map(solve_of).collect::<Vec<_>>(),

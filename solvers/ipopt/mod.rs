@@ -17,9 +17,11 @@
 //! - `tolerance` -> `tol`; `iteration_limit` -> `max_iter`.
 //! - `time_limit` is wall-clock and enforced here: every callback checks the deadline and
 //!   the intermediate callback (called once per Ipopt iteration) stops the solve once it has
-//!   passed. The limit is also passed as `max_cpu_time` (Ipopt 3.11 knows only CPU time;
-//!   with the sequential MUMPS and reference BLAS Debian ships, CPU time <= wall time, so
-//!   this cap never fires first by much). Either way the status carries [`Limit::Time`].
+//!   passed. The limit is also passed as `max_cpu_time`, which Ipopt 3.11 checks against
+//!   its CPU clock; that clock reads the wall clock once `overheads.rs` has removed Ipopt's
+//!   `getrusage` calls (the default), and otherwise CPU time <= wall time with the
+//!   sequential MUMPS and reference BLAS Debian ships, so it never fires first by much.
+//!   Either way the status carries [`Limit::Time`].
 //!   Ipopt cannot be interrupted inside an iteration: a solve overshoots its limit by at
 //!   most one iteration (its evaluations and one factorization).
 //! - `interrupt` (a stop request: Ctrl-C in `glassbox run`) is checked by the same
@@ -77,9 +79,13 @@
 //!   they share with the solve.
 //! - `status.rs`: what Ipopt returned, mapped to the core's [`TerminationStatus`] and
 //!   [`glassbox_core::SolveResult`].
+//! - `overheads.rs`: two fixed costs of Debian's Ipopt 3.11 and MUMPS 5.5 (MUMPS's
+//!   save-size estimate at every call, Ipopt's `getrusage` timers), removed from this
+//!   process before the first solve; no number a solve computes with changes.
 //! - `tests.rs`: the unit tests.
 //!
-//! Depends on the core (`backend`, `nlp`, `options`, `result`, `solver`) only.
+//! Depends on the core (`backend`, `nlp`, `options`, `result`, `solver`) and, for
+//! `overheads.rs`, on `crate::import_slots`.
 //!
 //! [`Limit::Time`]: glassbox_core::Limit::Time
 //! [`Limit::Interrupted`]: glassbox_core::Limit::Interrupted
@@ -88,6 +94,7 @@ mod callbacks;
 #[allow(non_snake_case, dead_code)]
 mod ffi;
 mod options;
+pub mod overheads;
 mod status;
 #[cfg(test)]
 mod tests;
@@ -169,6 +176,7 @@ impl NlpSolver for IpoptSolver {
             solver: NAME.to_string(),
             what: format!("load libipopt ({e})"),
         })?;
+        overheads::remove();
         check_options(options)?;
         glassbox_core::nlp::validate(problem)?;
         let request = Request::new(problem, options)?;

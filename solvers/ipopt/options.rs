@@ -105,7 +105,8 @@ pub const OPTIONS: &[OptionSpec] = &[
     OptionSpec {
         name: "max_cpu_time",
         kind: OptionKind::Float,
-        help: "CPU-time limit in seconds, > 0 (default: time_limit)",
+        help: "Ipopt's own time limit in seconds, > 0, on its CPU clock, which reads the wall \
+               clock unless GLASSBOX_IPOPT_OVERHEADS=keep (default: time_limit)",
     },
     OptionSpec {
         name: "warm_start_init_point",

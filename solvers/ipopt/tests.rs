@@ -534,3 +534,43 @@ fn nothing_is_printed_at_verbosity_0() {
         "no Ipopt log at verbosity 2:\n{stdout}"
     );
 }
+
+/// The two fixed costs of `overheads.rs` are removed here (Debian's Ipopt 3.11 and MUMPS
+/// 5.5, what CI runs on): Ipopt's clock always, MUMPS's save-size estimate wherever the
+/// loaded MUMPS has it. And a solve after the rewrite still converges, counting its seconds.
+#[test]
+fn fixed_costs_are_removed_before_a_solve() {
+    let problem = Quadratic::new(&[1.0, -2.0]);
+    let result = solve(&problem, &SolveOptions::default());
+    assert_eq!(
+        result.status,
+        TerminationStatus::LocallyOptimal,
+        "{result:?}"
+    );
+    let removed = overheads::remove();
+    assert_eq!(removed.ipopt_cpu_clock, Ok(()), "{removed:?}");
+    extern "C" {
+        fn dlsym(
+            handle: *mut std::ffi::c_void,
+            name: *const std::ffi::c_char,
+        ) -> *mut std::ffi::c_void;
+    }
+    // SAFETY: RTLD_DEFAULT (null) and a NUL-terminated name.
+    let mumps_has_it = !unsafe {
+        dlsym(
+            std::ptr::null_mut(),
+            c"__dmumps_save_restore_MOD_dmumps_compute_memory_save".as_ptr(),
+        )
+    }
+    .is_null();
+    if mumps_has_it {
+        assert_eq!(removed.mumps_save_size, Ok(()), "{removed:?}");
+    }
+    let limited = SolveOptions {
+        time_limit: Some(10.0),
+        ..SolveOptions::default()
+    };
+    let again = solve(&problem, &limited);
+    assert_eq!(again.status, TerminationStatus::LocallyOptimal, "{again:?}");
+    assert!(again.wall_seconds >= 0.0 && again.wall_seconds < 10.0);
+}
