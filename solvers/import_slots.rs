@@ -293,3 +293,45 @@ mod imp {
         Err("import slots are rewritten on 64-bit Linux with glibc only".to_string())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    extern "C" fn never_called() {}
+
+    #[test]
+    fn a_library_that_is_not_loaded_is_not_listed() {
+        // SAFETY: nothing matches, so nothing is written.
+        let done = unsafe {
+            redirect(
+                "libglassbox_no_such_library",
+                "getrusage",
+                never_called as *const c_void,
+            )
+        }
+        .unwrap();
+        assert!(done.libraries.is_empty(), "{done:?}");
+        assert_eq!(done.slots(), 0);
+    }
+
+    /// libipopt is loaded in this test binary from its start (linked; the torch build opens
+    /// it at the first solve instead) and imports no function of this name, so it is listed
+    /// with 0 slots and nothing is written.
+    #[cfg(not(feature = "torch"))]
+    #[test]
+    fn a_library_without_the_import_is_listed_with_no_slot() {
+        // SAFETY: libipopt imports no `glassbox_no_such_function`, so nothing is written.
+        let done = unsafe {
+            redirect(
+                "libipopt",
+                "glassbox_no_such_function",
+                never_called as *const c_void,
+            )
+        }
+        .unwrap();
+        assert_eq!(done.libraries.len(), 1, "{done:?}");
+        assert!(done.libraries[0].0.starts_with("libipopt"), "{done:?}");
+        assert_eq!(done.slots(), 0);
+    }
+}
