@@ -17,7 +17,7 @@
 //!   `time_limit` means anyway (`mod.rs`, "How options map"). Other libraries (CBC's timers)
 //!   keep the real `getrusage`.
 //!
-//! Together they were 30-40% of the seconds of an S-ORCT solve on small data (iris, pima at
+//! Together they were 35-50% of the seconds of an S-ORCT solve on small data (iris, pima at
 //! depth 2) and 10-15% on larger ones (sonar, german credit at depth 2), on Debian 12's
 //! packages with the reference BLAS (benches/README "Ipopt's fixed costs").
 //!
