@@ -16,7 +16,8 @@
 //! - `verbosity` >= 1 prints one line per solve (microlp itself prints nothing);
 //! - a MIP start -> microlp's `warm_start` hint (microlp ignores an infeasible one).
 //!
-//! A stop at the gap is reported `Optimal`, as HiGHS and CBC report it.
+//! A stop at the gap is reported `Optimal`, as HiGHS and CBC report it. A batch that uses
+//! up its nodes just as the time limit runs out is reported as stopped by the time limit.
 //!
 //! [microlp]: https://crates.io/crates/microlp
 
@@ -246,12 +247,10 @@ fn search(
         };
         let more_nodes = node_limit.is_none_or(|n| stats.nodes_solved < n);
         let out_of_time = time_left().is_some_and(|t| t.is_zero());
-        if within_gap
-            || outcome.termination_reason() != TerminationReason::NodeLimit
-            || !more_nodes
-            || out_of_time
-        {
-            return report(problem, columns, &outcome, within_gap);
+        let reason = outcome.termination_reason();
+        if within_gap || reason != TerminationReason::NodeLimit || !more_nodes || out_of_time {
+            let limit = stop_limit(reason, more_nodes, out_of_time);
+            return report(problem, columns, &outcome, within_gap, limit);
         }
         let mut resume = ResumeOptions::default();
         resume.time_limit = time_left();
@@ -270,16 +269,10 @@ fn report(
     columns: &[Variable],
     outcome: &SolveOutcome,
     within_gap: bool,
+    limit: Option<Limit>,
 ) -> BackendReport {
     let stats = outcome.stats();
     let reason = outcome.termination_reason();
-    let limit = match reason {
-        TerminationReason::TimeLimit => Some(Limit::Time),
-        TerminationReason::NodeLimit => Some(Limit::Node),
-        TerminationReason::ProvenOptimal | TerminationReason::MipGap => None,
-        // A reason added by a later microlp.
-        _ => Some(Limit::Other),
-    };
     let primal = match outcome {
         SolveOutcome::Solution(s) => Some(
             columns
@@ -304,9 +297,12 @@ fn report(
         (Some(limit), None, _) => TerminationStatus::NoSolutionAtLimit(limit),
         (None, None, _) => TerminationStatus::Error,
     };
-    let raw_status = match (reason, within_gap) {
-        (_, true) => "absolute gap reached".to_string(),
-        (reason, false) => format!("{reason:?}"),
+    let raw_status = match (reason, within_gap, limit) {
+        (_, true, _) => "absolute gap reached".to_string(),
+        (TerminationReason::NodeLimit, false, Some(Limit::Time)) => {
+            "NodeLimit of a batch, as the time limit ran out".to_string()
+        }
+        (reason, false, _) => format!("{reason:?}"),
     };
     BackendReport {
         status,
@@ -316,6 +312,20 @@ fn report(
         iterations: stats.lp_iterations,
         nodes: Some(stats.nodes_solved),
         raw_status,
+    }
+}
+
+/// The limit that stopped the search (None: it ended by itself). A batch that uses up its
+/// nodes as the clock runs out was stopped by the time limit: the batch's node limit is
+/// ours, not the user's (`more_nodes`: the user's node limit, if any, is not reached).
+fn stop_limit(reason: TerminationReason, more_nodes: bool, out_of_time: bool) -> Option<Limit> {
+    match reason {
+        TerminationReason::NodeLimit if more_nodes && out_of_time => Some(Limit::Time),
+        TerminationReason::TimeLimit => Some(Limit::Time),
+        TerminationReason::NodeLimit => Some(Limit::Node),
+        TerminationReason::ProvenOptimal | TerminationReason::MipGap => None,
+        // A reason added by a later microlp.
+        _ => Some(Limit::Other),
     }
 }
 
@@ -334,5 +344,28 @@ fn failure(error: microlp::Error) -> BackendReport {
         iterations: 0,
         nodes: None,
         raw_status: format!("microlp: {error:?}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_batch_ending_as_time_runs_out_is_a_time_stop() {
+        let node = TerminationReason::NodeLimit;
+        assert_eq!(stop_limit(node, true, true), Some(Limit::Time));
+        // The user's own node limit reached: a node stop, whatever the clock says.
+        assert_eq!(stop_limit(node, false, true), Some(Limit::Node));
+        assert_eq!(stop_limit(node, false, false), Some(Limit::Node));
+        assert_eq!(
+            stop_limit(TerminationReason::TimeLimit, true, true),
+            Some(Limit::Time)
+        );
+        assert_eq!(
+            stop_limit(TerminationReason::ProvenOptimal, true, true),
+            None
+        );
+        assert_eq!(stop_limit(TerminationReason::MipGap, true, false), None);
     }
 }
