@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """Regenerates issue 24's quality tables from the results files kept in the repository
 (`experiments/quality/results/`) and checks them against the numbers benches/README quotes
-(every committed cell of the CART table, listed rows of the others): a results file that is
-lost, truncated or rewritten, or a reading command that changes what it computes, fails
-here. Seconds are not checked (they are the machine's).
+(every committed cell of the CART table and of the S-ORCT paper's rows, listed rows of
+the others): a results file that is lost, truncated or rewritten, or a reading command that
+changes what it computes, fails here. Seconds are not checked (they are the machine's).
 
 Run by scripts/test.sh with the Python package's interpreter (table4.py needs numpy):
     python3 experiments/quality/check_results.py
@@ -57,11 +57,11 @@ def check(name, rows, expected):
     return wrong
 
 
-def readme_cart_table():
-    """The rows of benches/README's whole never-worse-than-CART table ("The whole table with
-    the default"), keyed by (data set, D), each as its list of cells."""
+def readme_table(marker):
+    """The rows of the benches/README table that follows the line `marker`, keyed by their
+    first two cells (data set, D), each as its list of cells."""
     text = open(os.path.join(HERE, "..", "..", "benches", "README.md")).read()
-    start = text.index("**The whole table with the default**")
+    start = text.index(marker)
     table = text[start:text.index("\n\n", text.index("\n|", start) + 1)]
     return {(r[0], r[1]): r for r in table_cells(table)[1:]}
 
@@ -78,7 +78,7 @@ def cart_table():
                   "--variants", "cart,default/polished@1")
     # (a cell whose CART variant alone is archived prints "not run" for S-ORCT)
     regenerated = {(r[0], r[1]): r for r in table_cells(text)[1:] if r[3] != "not run"}
-    quoted = readme_cart_table()
+    quoted = readme_table("**The whole table with the default**")
     wrong = []
     if len(regenerated) != CART_CELLS:
         wrong.append("cart_table: %d cells regenerated, %d committed"
@@ -91,6 +91,27 @@ def cart_table():
         elif [row[i] for i in compared] != [quoted[key][i] for i in compared]:
             wrong.append("cart_table %s: %s, benches/README %s"
                          % (key, [row[i] for i in compared], [quoted[key][i] for i in compared]))
+    return wrong
+
+
+# The S-ORCT paper's lambda = 0 rows that we hold (Tables 3-4).
+PAPER_ROWS = 13
+
+
+def paper_rows():
+    """The S-ORCT paper's rows at the defaults and without the choice, every cell against
+    benches/README's "The paper's rows from the results files"."""
+    text = output("cart_table.py", "paper_rows", "--out", os.path.join(RESULTS, "cart_table"),
+                  "--variants", "default/polished@1,objective")
+    regenerated = {(r[0], r[1]): r for r in table_cells(text)[1:]}
+    quoted = readme_table("**The paper's rows from the results files**")
+    wrong = []
+    if len(regenerated) != PAPER_ROWS or "not run" in text:
+        wrong.append("paper_rows: %d rows regenerated, %d with both variants committed"
+                     % (len(regenerated), PAPER_ROWS))
+    for key, row in sorted(regenerated.items()):
+        if quoted.get(key) != row:
+            wrong.append("paper_rows %s: %s, benches/README %s" % (key, row, quoted.get(key)))
     return wrong
 
 
@@ -191,7 +212,7 @@ L0_ROWS = (
 
 
 def main():
-    wrong = cart_table() + sorrt_table4() + sparse_recovery() + l0_tables()
+    wrong = cart_table() + paper_rows() + sorrt_table4() + sparse_recovery() + l0_tables()
     for w in wrong:
         print(w, file=sys.stderr)
     if wrong:
