@@ -43,6 +43,7 @@ Variants (one results folder each under OUT):
            about the folds' solves of polished, on more held-out rows per tree.
   rho      bestpoint5 with the performance constraints of the S-ORCT paper's Tables 3
            and 4 (rho_k = 0.1), for their lambda = 0 rows (`paper_rows`).
+  rho3m    whole3m (the default's settings) with those constraints (rho_k = 0.1).
   V+onehot variant V with every level of a categorical column dummy coded (data.dummies =
            "all") instead of every level but the first: e.g. `paper+onehot`,
            `whole3m+onehot`, `cart+onehot`.
@@ -122,6 +123,7 @@ VARIANTS = {
     "cartfixed": 'name = "sorct"\ndepth = %(depth)d\nsplit_scale = "fixed"\nselection_folds = 0\n',
     "objective": 'name = "sorct"\ndepth = %(depth)d\nselection_folds = 0\n',
     "rho": 'name = "sorct"\ndepth = %(depth)d\nrho = [0.1]\n' + BEST_POINT_5,
+    "rho3m": WHOLE3M + 'rho = [0.1]\n',
     "tao": 'name = "sorct"\ndepth = %(depth)d\ntao_start = true\n' + BEST_POINT_5,
     "replay": 'name = "sorct"\ndepth = %(depth)d\nselection_starts = "replay"\n'
               'selection_folds = 5\nselection_fold_solves = 0\n',
