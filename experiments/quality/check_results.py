@@ -143,6 +143,22 @@ def paper_setting():
     })
 
 
+def choice_margins():
+    """The choice decided again offline at five margins on the default's cells (benches/README
+    "The choice's margin, the current default's cells"): cells below CART - 0.5 and the mean
+    over CART at each, as quoted."""
+    margins = "-1,-0.5,0,0.5,1"
+    rows = markdown_rows(output("cart_table.py", "margins", "--out",
+                                os.path.join(RESULTS, "cart_table"), "--variants", "cart,default",
+                                "--margins=" + margins))
+    quoted = readme_table("**The choice's margin, the current default's cells**")
+    columns = ("below CART - 0.5", "mean - CART (pp)")
+    expected = {(z, "75"): dict(zip(columns, quoted[(z, "75")][2:4])) for z in margins.split(",")
+                if (z, "75") in quoted}
+    wrong = [] if len(expected) == 5 else ["choice_margins: %d rows quoted" % len(expected)]
+    return wrong + check("choice_margins", rows, expected)
+
+
 def sorrt_table4():
     wrong = []
     for starts, variants, expected in (
@@ -240,7 +256,7 @@ L0_ROWS = (
 
 
 def main():
-    wrong = cart_table() + paper_rows() + paper_setting() + sorrt_table4() + sparse_recovery() + l0_tables()
+    wrong = cart_table() + paper_rows() + paper_setting() + choice_margins() + sorrt_table4() + sparse_recovery() + l0_tables()
     for w in wrong:
         print(w, file=sys.stderr)
     if wrong:
