@@ -256,7 +256,8 @@ L0_ROWS = (
 
 
 def main():
-    wrong = cart_table() + paper_rows() + paper_setting() + choice_margins() + sorrt_table4() + sparse_recovery() + l0_tables()
+    wrong = (cart_table() + paper_rows() + paper_setting() + choice_margins() + sorrt_table4()
+             + sparse_recovery() + l0_tables())
     for w in wrong:
         print(w, file=sys.stderr)
     if wrong:
