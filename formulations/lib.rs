@@ -5,6 +5,7 @@
 //! Depends on `glassbox-core` only.
 
 pub mod axis_start;
+mod beta_links;
 pub mod cart;
 pub mod contextual;
 pub mod continuation;

@@ -23,6 +23,7 @@
 //! derivative, exactly.
 
 use super::SorctParams;
+use crate::beta_links::BetaLinks;
 use glassbox_core::nlp::{MaskedEvaluations, NlpProblem, PointCache};
 use glassbox_core::tree::TreeShape;
 use nalgebra::{DMatrix, DVector};
@@ -98,6 +99,18 @@ impl Layout {
             } else {
                 v
             }
+        })
+    }
+
+    /// The rows (12) / (17)-(18) over the branch nodes, when beta is present.
+    pub(crate) fn beta_links(&self) -> Option<BetaLinks> {
+        self.beta.then_some(BetaLinks {
+            p: self.p,
+            nodes: self.branches,
+            split: self.split,
+            a_plus: self.a_plus,
+            a_minus: self.a_minus,
+            beta_at: self.beta_at,
         })
     }
 
@@ -722,16 +735,8 @@ impl SorctProblem {
         let lay = &self.layout;
         let mut at = lay.leaves * lay.classes * 2;
         values[..at].fill(1.0);
-        if lay.beta {
-            for _ in 0..lay.p * lay.branches {
-                if lay.split {
-                    values[at..at + 3].copy_from_slice(&[1.0, -1.0, -1.0]);
-                    at += 3;
-                } else {
-                    values[at..at + 4].copy_from_slice(&[1.0, -1.0, 1.0, 1.0]);
-                    at += 4;
-                }
-            }
+        if let Some(links) = lay.beta_links() {
+            at += links.jacobian_values(&mut values[at..]);
         }
         if self.rho_rows.is_empty() {
             return;
@@ -756,14 +761,7 @@ impl SorctProblem {
     /// Number of general constraints before the rho rows.
     fn linear_rows(&self) -> usize {
         let lay = &self.layout;
-        let beta_rows = if !lay.beta {
-            0
-        } else if lay.split {
-            lay.p * lay.branches
-        } else {
-            2 * lay.p * lay.branches
-        };
-        lay.leaves + lay.classes + beta_rows
+        lay.leaves + lay.classes + lay.beta_links().map_or(0, |b| b.rows())
     }
 }
 
@@ -930,20 +928,9 @@ impl NlpProblem for SorctProblem {
             g[row] = (0..lay.leaves).map(|l| x[lay.c(k, l)]).sum();
             row += 1;
         }
-        if lay.beta {
-            for t in 0..lay.branches {
-                for j in 0..lay.p {
-                    let beta = x[lay.beta_at + j];
-                    if lay.split {
-                        g[row] = beta - x[lay.a(j, t)] - x[lay.a_neg(j, t)];
-                        row += 1;
-                    } else {
-                        g[row] = beta - x[lay.a(j, t)];
-                        g[row + 1] = beta + x[lay.a(j, t)];
-                        row += 2;
-                    }
-                }
-            }
+        if let Some(links) = lay.beta_links() {
+            links.values(x, &mut g[row..]);
+            row += links.rows();
         }
         if !self.rho_rows.is_empty() {
             let f = self.forward(x);
@@ -977,23 +964,9 @@ impl NlpProblem for SorctProblem {
             }
             row += 1;
         }
-        if lay.beta {
-            for t in 0..lay.branches {
-                for j in 0..lay.p {
-                    if lay.split {
-                        s.extend([
-                            (row, lay.beta_at + j),
-                            (row, lay.a(j, t)),
-                            (row, lay.a_neg(j, t)),
-                        ]);
-                        row += 1;
-                    } else {
-                        s.extend([(row, lay.beta_at + j), (row, lay.a(j, t))]);
-                        s.extend([(row + 1, lay.beta_at + j), (row + 1, lay.a(j, t))]);
-                        row += 2;
-                    }
-                }
-            }
+        if let Some(links) = lay.beta_links() {
+            links.jacobian_structure(row, &mut s);
+            row += links.rows();
         }
         for &(k, _) in &self.rho_rows {
             for col in lay.a_plus..lay.c {

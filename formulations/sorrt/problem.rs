@@ -43,6 +43,7 @@
 
 use super::fused::logistic;
 use super::SorrtParams;
+use crate::beta_links::BetaLinks;
 use glassbox_core::nlp::{NlpProblem, PointCache};
 use glassbox_core::tree::TreeShape;
 use nalgebra::DMatrix;
@@ -112,6 +113,18 @@ impl Layout {
     /// Whether node t is a branch node.
     fn is_branch(&self, t: usize) -> bool {
         t < self.branches
+    }
+
+    /// The rows (4) over every node, when beta is present.
+    pub(crate) fn beta_links(&self) -> Option<BetaLinks> {
+        self.beta.then_some(BetaLinks {
+            p: self.p,
+            nodes: self.nodes,
+            split: self.split,
+            a_plus: 0,
+            a_minus: self.a_minus,
+            beta_at: self.beta_at,
+        })
     }
 
     /// The coefficients a (p x nodes) at `x`.
@@ -761,14 +774,7 @@ impl SorrtProblem {
 
     /// Number of rows (4) before the smooth rows.
     fn beta_rows(&self) -> usize {
-        let lay = &self.layout;
-        if !lay.beta {
-            0
-        } else if lay.split {
-            lay.p * lay.nodes
-        } else {
-            2 * lay.p * lay.nodes
-        }
+        self.layout.beta_links().map_or(0, |b| b.rows())
     }
 
     /// The NLP columns a smooth row's Jacobian covers (every real smooth-backed variable).
@@ -889,20 +895,9 @@ impl NlpProblem for SorrtProblem {
     fn constraints(&self, x: &[f64], g: &mut [f64]) {
         let lay = &self.layout;
         let mut row = 0;
-        if lay.beta {
-            for t in 0..lay.nodes {
-                for j in 0..lay.p {
-                    let beta = x[lay.beta_at + j];
-                    if lay.split {
-                        g[row] = beta - x[lay.a(j, t)] - x[lay.a_neg(j, t)];
-                        row += 1;
-                    } else {
-                        g[row] = beta - x[lay.a(j, t)];
-                        g[row + 1] = beta + x[lay.a(j, t)];
-                        row += 2;
-                    }
-                }
-            }
+        if let Some(links) = lay.beta_links() {
+            links.values(x, &mut g[row..]);
+            row += links.rows();
         }
         if !self.rows.is_empty() || self.min_leaf.is_some() {
             let f = self.forward(x);
@@ -921,23 +916,9 @@ impl NlpProblem for SorrtProblem {
         let lay = &self.layout;
         let mut s = Vec::new();
         let mut row = 0;
-        if lay.beta {
-            for t in 0..lay.nodes {
-                for j in 0..lay.p {
-                    if lay.split {
-                        s.extend([
-                            (row, lay.beta_at + j),
-                            (row, lay.a(j, t)),
-                            (row, lay.a_neg(j, t)),
-                        ]);
-                        row += 1;
-                    } else {
-                        s.extend([(row, lay.beta_at + j), (row, lay.a(j, t))]);
-                        s.extend([(row + 1, lay.beta_at + j), (row + 1, lay.a(j, t))]);
-                        row += 2;
-                    }
-                }
-            }
+        if let Some(links) = lay.beta_links() {
+            links.jacobian_structure(row, &mut s);
+            row += links.rows();
         }
         for _ in 0..self.rows.len() + self.leaf_rows() {
             s.extend((0..self.smooth_columns()).map(|c| (row, c)));
@@ -949,16 +930,8 @@ impl NlpProblem for SorrtProblem {
     fn jacobian_values(&self, x: &[f64], values: &mut [f64]) {
         let lay = &self.layout;
         let mut at = 0;
-        if lay.beta {
-            for _ in 0..lay.p * lay.nodes {
-                if lay.split {
-                    values[at..at + 3].copy_from_slice(&[1.0, -1.0, -1.0]);
-                    at += 3;
-                } else {
-                    values[at..at + 4].copy_from_slice(&[1.0, -1.0, 1.0, 1.0]);
-                    at += 4;
-                }
-            }
+        if let Some(links) = lay.beta_links() {
+            at += links.jacobian_values(&mut values[at..]);
         }
         if self.rows.is_empty() && self.min_leaf.is_none() {
             return;
