@@ -5,8 +5,8 @@
 //! Depends on `glassbox-core` only.
 
 pub mod axis_start;
-mod beta_links;
 pub mod cart;
+mod coefficients;
 pub mod contextual;
 pub mod continuation;
 pub mod decomposition;

@@ -23,7 +23,7 @@
 //! derivative, exactly.
 
 use super::SorctParams;
-use crate::beta_links::BetaLinks;
+use crate::coefficients::{BetaLinks, NodeCoefficients};
 use glassbox_core::nlp::{MaskedEvaluations, NlpProblem, PointCache};
 use glassbox_core::tree::TreeShape;
 use nalgebra::{DMatrix, DVector};
@@ -92,26 +92,24 @@ impl Layout {
 
     /// The coefficient matrix a (p x |tau_B|) at `x`.
     pub fn coefficients(&self, x: &[f64]) -> DMatrix<f64> {
-        DMatrix::from_fn(self.p, self.branches, |j, t| {
-            let v = x[self.a(j, t)];
-            if self.split {
-                v - x[self.a_neg(j, t)]
-            } else {
-                v
-            }
-        })
+        self.node_coefficients().matrix(x)
     }
 
-    /// The rows (12) / (17)-(18) over the branch nodes, when beta is present.
-    pub(crate) fn beta_links(&self) -> Option<BetaLinks> {
-        self.beta.then_some(BetaLinks {
+    /// The branch nodes' coefficients a (a+ and a-).
+    pub(crate) fn node_coefficients(&self) -> NodeCoefficients {
+        NodeCoefficients {
             p: self.p,
             nodes: self.branches,
             split: self.split,
             a_plus: self.a_plus,
             a_minus: self.a_minus,
-            beta_at: self.beta_at,
-        })
+        }
+    }
+
+    /// The rows (12) / (17)-(18) over the branch nodes, when beta is present.
+    pub(crate) fn beta_links(&self) -> Option<BetaLinks> {
+        self.beta
+            .then(|| self.node_coefficients().beta_links(self.beta_at))
     }
 
     /// The class-probability matrix C (K x |tau_L|) at `x`.

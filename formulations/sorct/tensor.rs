@@ -6,19 +6,9 @@
 //! The scaled features X (N x p) and the weights W_{y_i k} / N (N x K) are uploaded once.
 
 use super::problem::{Layout, SorctProblem};
-use glassbox_core::tensor::{PreparedObjective, TensorObjective};
+use glassbox_core::tensor::{matrix_tensor, PreparedObjective, TensorObjective};
 use nalgebra::DMatrix;
 use tch::{Device, Kind, Tensor};
-
-/// A column-major nalgebra matrix as a (rows x cols) tensor.
-fn to_tensor(m: &DMatrix<f64>, device: Device, kind: Kind) -> Tensor {
-    Tensor::from_slice(m.as_slice())
-        .view([m.ncols() as i64, m.nrows() as i64])
-        .tr()
-        .contiguous()
-        .to_kind(kind)
-        .to_device(device)
-}
 
 struct PreparedSorct {
     x: Tensor,
@@ -46,8 +36,8 @@ impl TensorObjective for SorctProblem {
             })
             .collect();
         Box::new(PreparedSorct {
-            x: to_tensor(&self.x, device, kind),
-            weights: to_tensor(&weights, device, kind),
+            x: matrix_tensor(&self.x, device, kind),
+            weights: matrix_tensor(&weights, device, kind),
             layout: lay.clone(),
             paths,
             gamma: self.params.gamma,
@@ -65,17 +55,8 @@ impl TensorObjective for SorctProblem {
 impl PreparedObjective for PreparedSorct {
     fn objective(&self, x: &Tensor) -> Tensor {
         let lay = &self.layout;
-        let (p, b) = (lay.p as i64, lay.branches as i64);
-        let pb = p * b;
-        // a is stored node-major (index t * p + j): view as |tau_B| x p, transpose.
-        // No in-place operations (`-=`): x requires grad and these are views of it.
-        let a_plus = x.narrow(0, lay.a_plus as i64, pb);
-        let a = if lay.split {
-            a_plus - x.narrow(0, lay.a_minus as i64, pb)
-        } else {
-            a_plus
-        };
-        let a = a.view([b, p]).tr();
+        let b = lay.branches as i64;
+        let a = lay.node_coefficients().tensor(x);
         let mu = x.narrow(0, lay.mu as i64, b);
         let c = x
             .narrow(0, lay.c as i64, (lay.classes * lay.leaves) as i64)

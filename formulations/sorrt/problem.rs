@@ -43,7 +43,7 @@
 
 use super::fused::logistic;
 use super::SorrtParams;
-use crate::beta_links::BetaLinks;
+use crate::coefficients::{BetaLinks, NodeCoefficients};
 use glassbox_core::nlp::{NlpProblem, PointCache};
 use glassbox_core::tree::TreeShape;
 use nalgebra::DMatrix;
@@ -115,28 +115,26 @@ impl Layout {
         t < self.branches
     }
 
-    /// The rows (4) over every node, when beta is present.
-    pub(crate) fn beta_links(&self) -> Option<BetaLinks> {
-        self.beta.then_some(BetaLinks {
+    /// Every node's coefficients a (a+ and a-).
+    pub(crate) fn node_coefficients(&self) -> NodeCoefficients {
+        NodeCoefficients {
             p: self.p,
             nodes: self.nodes,
             split: self.split,
             a_plus: 0,
             a_minus: self.a_minus,
-            beta_at: self.beta_at,
-        })
+        }
+    }
+
+    /// The rows (4) over every node, when beta is present.
+    pub(crate) fn beta_links(&self) -> Option<BetaLinks> {
+        self.beta
+            .then(|| self.node_coefficients().beta_links(self.beta_at))
     }
 
     /// The coefficients a (p x nodes) at `x`.
     pub fn coefficients(&self, x: &[f64]) -> DMatrix<f64> {
-        DMatrix::from_fn(self.p, self.nodes, |j, t| {
-            let v = x[self.a(j, t)];
-            if self.split {
-                v - x[self.a_neg(j, t)]
-            } else {
-                v
-            }
-        })
+        self.node_coefficients().matrix(x)
     }
 
     /// mu (nodes) at `x`.

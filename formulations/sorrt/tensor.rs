@@ -7,19 +7,8 @@
 //! features X (N x p) and the targets y are uploaded once per solve.
 
 use super::problem::{Layout, SorrtProblem};
-use glassbox_core::tensor::{PreparedObjective, TensorObjective};
-use nalgebra::DMatrix;
+use glassbox_core::tensor::{matrix_tensor, PreparedObjective, TensorObjective};
 use tch::{Device, Kind, Tensor};
-
-/// A column-major nalgebra matrix as a (rows x cols) tensor.
-fn to_tensor(m: &DMatrix<f64>, device: Device, kind: Kind) -> Tensor {
-    Tensor::from_slice(m.as_slice())
-        .view([m.ncols() as i64, m.nrows() as i64])
-        .tr()
-        .contiguous()
-        .to_kind(kind)
-        .to_device(device)
-}
 
 struct PreparedSorrt {
     x: Tensor,
@@ -45,7 +34,7 @@ impl TensorObjective for SorrtProblem {
             })
             .collect();
         Box::new(PreparedSorrt {
-            x: to_tensor(&self.x, device, kind),
+            x: matrix_tensor(&self.x, device, kind),
             y: Tensor::from_slice(self.y.as_slice())
                 .to_kind(kind)
                 .to_device(device),
@@ -67,17 +56,8 @@ impl TensorObjective for SorrtProblem {
 impl PreparedObjective for PreparedSorrt {
     fn objective(&self, x: &Tensor) -> Tensor {
         let lay = &self.layout;
-        let (p, nodes, branches) = (lay.p as i64, lay.nodes as i64, lay.branches as i64);
-        let pn = p * nodes;
-        // a is stored node-major (index t * p + j): view as nodes x p, transpose.
-        // No in-place operations: x requires grad and these are views of it.
-        let a_plus = x.narrow(0, 0, pn);
-        let a = if lay.split {
-            a_plus - x.narrow(0, lay.a_minus as i64, pn)
-        } else {
-            a_plus
-        };
-        let a = a.view([nodes, p]).tr();
+        let (nodes, branches) = (lay.nodes as i64, lay.branches as i64);
+        let a = lay.node_coefficients().tensor(x);
         let mu = x.narrow(0, lay.mu as i64, nodes);
         let scores = self.x.matmul(&a);
         let z = scores.narrow(1, 0, branches) / (lay.p as f64) - mu.narrow(0, 0, branches);

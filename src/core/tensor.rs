@@ -11,6 +11,7 @@
 //!
 //! Depends on the core and `tch`.
 
+use nalgebra::DMatrix;
 use tch::{Device, Kind, Tensor};
 
 /// A problem's objective in tensor operations.
@@ -33,6 +34,16 @@ pub trait PreparedObjective: Send {
     /// must equal [`crate::NlpProblem::objective`] up to rounding and be built only from
     /// differentiable tensor operations on `x`.
     fn objective(&self, x: &Tensor) -> Tensor;
+}
+
+/// A column-major nalgebra matrix as a (rows x cols) tensor of `kind` on `device`.
+pub fn matrix_tensor(m: &DMatrix<f64>, device: Device, kind: Kind) -> Tensor {
+    Tensor::from_slice(m.as_slice())
+        .view([m.ncols() as i64, m.nrows() as i64])
+        .tr()
+        .contiguous()
+        .to_kind(kind)
+        .to_device(device)
 }
 
 /// The probabilities of reaching each leaf of a randomized tree, N x leaves: `left` holds
