@@ -1,10 +1,10 @@
-//! The coefficient block of S-ORCT and S-ORRT, and the global-sparsity rows over it.
+//! The coefficient block of the smooth formulations, and the global-sparsity rows over it.
 //!
-//! Both problems store each node's coefficients a_.t node-major (index `a_plus + t * p + j`),
-//! split into a+ and a- (a second block at `a_minus`) when lambda_L > 0 so that
-//! |a| = a+ + a-; S-ORCT has them at its branch nodes, S-ORRT at every node.
-//! [`NodeCoefficients`] reads a (p x nodes) back from a point, as a matrix or, for the
-//! `torch` backend, as a differentiable tensor.
+//! S-ORCT, S-ORRT and logistic_l1 store a p x m coefficient matrix column by column (entry
+//! (j, c) at `plus + c * p + j`; a column is a tree node's a_.t, or a class's weights),
+//! split into a+ and a- (a second block at `minus`) when an l1 penalty needs |a| = a+ + a-.
+//! S-ORCT has a column per branch node, S-ORRT per node. [`CoefficientBlock`] reads the
+//! matrix back from a point, or, for the `torch` backend, as a differentiable tensor.
 //!
 //! With lambda_G > 0 a variable beta_j bounds feature j's coefficient at every node, so that
 //! lambda_G sum_j beta_j penalizes the features the tree uses ([`BetaLinks`]). S-ORCT (12)
@@ -15,58 +15,59 @@
 
 use nalgebra::DMatrix;
 
-/// Where a problem's node coefficients sit in its variable vector.
+/// Where a problem's coefficient matrix sits in its variable vector.
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct NodeCoefficients {
-    /// Features.
+pub(crate) struct CoefficientBlock {
+    /// Features: the matrix's rows.
     pub p: usize,
-    /// Nodes with coefficients (S-ORCT: branch nodes; S-ORRT: all nodes).
-    pub nodes: usize,
-    /// Whether `a` is split into `a+` (at `a_plus`) and `a-` (at `a_minus`).
+    /// The matrix's columns (S-ORCT: branch nodes; S-ORRT: all nodes; logistic_l1: score
+    /// columns).
+    pub columns: usize,
+    /// Whether the matrix is split into a+ (at `plus`) and a- (at `minus`).
     pub split: bool,
-    pub a_plus: usize,
-    pub a_minus: usize,
+    pub plus: usize,
+    pub minus: usize,
 }
 
-impl NodeCoefficients {
-    /// Index of a_jt (or a+_jt).
-    pub fn a(&self, j: usize, t: usize) -> usize {
-        self.a_plus + t * self.p + j
+impl CoefficientBlock {
+    /// Index of entry (j, c), or of its a+ part.
+    pub fn plus_index(&self, j: usize, c: usize) -> usize {
+        self.plus + c * self.p + j
     }
 
-    /// Index of a-_jt (only when `split`).
-    pub fn a_neg(&self, j: usize, t: usize) -> usize {
-        self.a_minus + t * self.p + j
+    /// Index of entry (j, c)'s a- part (only when `split`).
+    pub fn minus_index(&self, j: usize, c: usize) -> usize {
+        self.minus + c * self.p + j
     }
 
-    /// The coefficients a (p x nodes) at `x`.
+    /// The matrix (p x columns) at `x`.
     pub fn matrix(&self, x: &[f64]) -> DMatrix<f64> {
-        DMatrix::from_fn(self.p, self.nodes, |j, t| {
-            let v = x[self.a(j, t)];
+        DMatrix::from_fn(self.p, self.columns, |j, c| {
+            let v = x[self.plus_index(j, c)];
             if self.split {
-                v - x[self.a_neg(j, t)]
+                v - x[self.minus_index(j, c)]
             } else {
                 v
             }
         })
     }
 
-    /// The coefficients a (p x nodes) of the 1-D tensor `x`, differentiable in `x`.
+    /// The matrix (p x columns) of the 1-D tensor `x`, differentiable in `x`.
     #[cfg(feature = "torch")]
     pub fn tensor(&self, x: &tch::Tensor) -> tch::Tensor {
-        let (p, nodes) = (self.p as i64, self.nodes as i64);
-        // Node-major storage: view as nodes x p, then transpose. No in-place operations
+        let (p, columns) = (self.p as i64, self.columns as i64);
+        // Column by column: view as columns x p, then transpose. No in-place operations
         // (`-=`): x requires grad and these are views of it.
-        let a_plus = x.narrow(0, self.a_plus as i64, p * nodes);
+        let plus = x.narrow(0, self.plus as i64, p * columns);
         let a = if self.split {
-            a_plus - x.narrow(0, self.a_minus as i64, p * nodes)
+            plus - x.narrow(0, self.minus as i64, p * columns)
         } else {
-            a_plus
+            plus
         };
-        a.view([nodes, p]).tr()
+        a.view([columns, p]).tr()
     }
 
-    /// The rows tying beta (at `beta_at`, p of them) to these coefficients.
+    /// The rows tying beta (at `beta_at`, p of them) to every column's coefficients.
     pub fn beta_links(self, beta_at: usize) -> BetaLinks {
         BetaLinks {
             coefficients: self,
@@ -79,7 +80,7 @@ impl NodeCoefficients {
 /// every node.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct BetaLinks {
-    coefficients: NodeCoefficients,
+    coefficients: CoefficientBlock,
     beta_at: usize,
 }
 
@@ -88,13 +89,13 @@ impl BetaLinks {
     pub fn rows(&self) -> usize {
         let c = &self.coefficients;
         let per = if c.split { 1 } else { 2 };
-        per * c.p * c.nodes
+        per * c.p * c.columns
     }
 
     /// The coefficients (j, t) in row order.
     fn pairs(&self) -> impl Iterator<Item = (usize, usize)> + '_ {
         let c = &self.coefficients;
-        (0..c.nodes).flat_map(move |t| (0..c.p).map(move |j| (j, t)))
+        (0..c.columns).flat_map(move |t| (0..c.p).map(move |j| (j, t)))
     }
 
     /// Writes the rows' values at `x` into `g[..self.rows()]`.
@@ -102,9 +103,9 @@ impl BetaLinks {
         let c = &self.coefficients;
         let mut row = 0;
         for (j, t) in self.pairs() {
-            let (beta, a) = (x[self.beta_at + j], x[c.a(j, t)]);
+            let (beta, a) = (x[self.beta_at + j], x[c.plus_index(j, t)]);
             if c.split {
-                g[row] = beta - a - x[c.a_neg(j, t)];
+                g[row] = beta - a - x[c.minus_index(j, t)];
                 row += 1;
             } else {
                 g[row] = beta - a;
@@ -119,9 +120,9 @@ impl BetaLinks {
         let c = &self.coefficients;
         let mut row = first_row;
         for (j, t) in self.pairs() {
-            let (beta, a) = (self.beta_at + j, c.a(j, t));
+            let (beta, a) = (self.beta_at + j, c.plus_index(j, t));
             if c.split {
-                s.extend([(row, beta), (row, a), (row, c.a_neg(j, t))]);
+                s.extend([(row, beta), (row, a), (row, c.minus_index(j, t))]);
                 row += 1;
             } else {
                 s.extend([(row, beta), (row, a), (row + 1, beta), (row + 1, a)]);
@@ -139,7 +140,7 @@ impl BetaLinks {
         } else {
             &[1.0, -1.0, 1.0, 1.0]
         };
-        let written = entries.len() * c.p * c.nodes;
+        let written = entries.len() * c.p * c.columns;
         for chunk in values[..written].chunks_exact_mut(entries.len()) {
             chunk.copy_from_slice(entries);
         }
@@ -153,12 +154,12 @@ mod tests {
 
     fn links(split: bool) -> BetaLinks {
         // p = 2, 3 nodes; a+ at 0, a- at 6, beta at 20.
-        NodeCoefficients {
+        CoefficientBlock {
             p: 2,
-            nodes: 3,
+            columns: 3,
             split,
-            a_plus: 0,
-            a_minus: 6,
+            plus: 0,
+            minus: 6,
         }
         .beta_links(20)
     }

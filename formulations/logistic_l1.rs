@@ -32,6 +32,7 @@
 //! Depends on the core (`nlp`, `data`, `metrics`, `model`, `formulation`, the solver trait
 //! and its options and results), never on a backend.
 
+use crate::coefficients::CoefficientBlock;
 use glassbox_core::data::{Encoding, MinMaxScaler};
 use glassbox_core::formulation::{
     FormulationInfo, NlpClassifierFormulation, ParamSpec, ReportedParams,
@@ -181,14 +182,14 @@ impl Layout {
 
     /// The weights w (p x K') at `x`.
     pub fn weights(&self, x: &[f64]) -> DMatrix<f64> {
-        DMatrix::from_fn(self.p, self.columns, |j, c| {
-            let v = x[self.w(j, c)];
-            if self.split {
-                v - x[self.w_neg(j, c)]
-            } else {
-                v
-            }
-        })
+        CoefficientBlock {
+            p: self.p,
+            columns: self.columns,
+            split: self.split,
+            plus: 0,
+            minus: self.w_minus,
+        }
+        .matrix(x)
     }
 
     /// The intercepts b (K') at `x`.

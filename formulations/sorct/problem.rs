@@ -23,7 +23,7 @@
 //! derivative, exactly.
 
 use super::SorctParams;
-use crate::coefficients::{BetaLinks, NodeCoefficients};
+use crate::coefficients::{BetaLinks, CoefficientBlock};
 use glassbox_core::nlp::{MaskedEvaluations, NlpProblem, PointCache};
 use glassbox_core::tree::TreeShape;
 use nalgebra::{DMatrix, DVector};
@@ -96,13 +96,13 @@ impl Layout {
     }
 
     /// The branch nodes' coefficients a (a+ and a-).
-    pub(crate) fn node_coefficients(&self) -> NodeCoefficients {
-        NodeCoefficients {
+    pub(crate) fn node_coefficients(&self) -> CoefficientBlock {
+        CoefficientBlock {
             p: self.p,
-            nodes: self.branches,
+            columns: self.branches,
             split: self.split,
-            a_plus: self.a_plus,
-            a_minus: self.a_minus,
+            plus: self.a_plus,
+            minus: self.a_minus,
         }
     }
 

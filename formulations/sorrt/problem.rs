@@ -43,7 +43,7 @@
 
 use super::fused::logistic;
 use super::SorrtParams;
-use crate::coefficients::{BetaLinks, NodeCoefficients};
+use crate::coefficients::{BetaLinks, CoefficientBlock};
 use glassbox_core::nlp::{NlpProblem, PointCache};
 use glassbox_core::tree::TreeShape;
 use nalgebra::DMatrix;
@@ -116,13 +116,13 @@ impl Layout {
     }
 
     /// Every node's coefficients a (a+ and a-).
-    pub(crate) fn node_coefficients(&self) -> NodeCoefficients {
-        NodeCoefficients {
+    pub(crate) fn node_coefficients(&self) -> CoefficientBlock {
+        CoefficientBlock {
             p: self.p,
-            nodes: self.nodes,
+            columns: self.nodes,
             split: self.split,
-            a_plus: 0,
-            a_minus: self.a_minus,
+            plus: 0,
+            minus: self.a_minus,
         }
     }
 
