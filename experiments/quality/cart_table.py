@@ -58,6 +58,7 @@ usage:
   cart_table.py summary --out DIR --variants cart,default,whole3  # per variant, over the cells all ran
   cart_table.py cost --out DIR --variants paper,whole3m  # seconds and iterations per split over the first's
   cart_table.py plot --out DIR --variants cart,whole3m --file PNG [--splits 10]  # the table as a figure
+  cart_table.py basins --out DIR --variants default/polished  # iterations of random starts that end in a basin already found
   cart_table.py archive --out DIR --to experiments/quality/results/cart_table [--variants ...]
                 # the cells' results gzipped, which every reading command takes as --out
 
@@ -523,6 +524,62 @@ def summary(args):
             len(missing), len(cells) + len(missing), "; ".join(missing)))
 
 
+# Two end points are one basin when their objectives agree to this and their training
+# accuracies are equal (benches/README "Two more uses of the starts").
+BASIN_OBJECTIVE_TOLERANCE = 1e-5
+
+
+def basin_shares(of):
+    """For one split's lines `of`: the distinct end points of its seeded random starts
+    (the multistart's lines without an origin), and the share of the split's IPOPT
+    iterations (every line, the choice's folds included) spent by random starts that end
+    in a basin an earlier random start of the split found: what deduplicating starts could
+    save at most there, had it known the basin before solving."""
+    seen, repeated = [], 0
+    for r in of:
+        if r.get("origin") is not None or r.get("start") is None:
+            continue
+        key = (r.get("objective"), r.get("train_accuracy"))
+        if key[0] is None:
+            continue
+        if any(abs(key[0] - o) <= BASIN_OBJECTIVE_TOLERANCE and key[1] == a for o, a in seen):
+            repeated += r.get("iterations") or 0
+        else:
+            seen.append(key)
+    total = sum(r.get("iterations") or 0 for r in of)
+    return len(seen), repeated / total if total else 0.0
+
+
+def basins(args):
+    """Per cell of the first of `--variants` (`A/B`: A's lines where A ran the cell, else
+    B's), the median over the splits of the distinct end points of the random starts and
+    of the share of iterations that repeat a basin (`basin_shares`); then the median and
+    the largest share over the cells."""
+    variant = args.variants.split(",")[0]
+    rows = []
+    for d, k in dataset_depths(args):
+        lines = None
+        for v in variant.split("/"):
+            lines = split_lines(args.out, v, d, k)
+            if lines is not None:
+                break
+        if not lines:
+            continue
+        per = [basin_shares(of) for _, of in lines[:args.first]]
+        rows.append(("%s D=%d" % (d, k), len(per), statistics.median(n for n, _ in per),
+                     statistics.median(x for _, x in per)))
+    print("| cell | splits | distinct end points of the random starts | iterations repeating a basin |")
+    print("|---|---|---|---|")
+    for name, n, distinct, share in rows:
+        print("| %s | %d | %g | %.2f |" % (name, n, distinct, share))
+    if rows:
+        shares = [x for _, _, _, x in rows]
+        top = max(rows, key=lambda r: r[3])
+        print()
+        print("over %d cells: iterations repeating a basin, median %.2f, largest %.2f (%s)" % (
+            len(rows), statistics.median(shares), top[3], top[0]))
+
+
 # `cost`'s ratios: a variant's per-split key over the first variant's, and its name.
 COST_RATIOS = (("secs", "secs", "seconds"), ("iters", "iters", "iterations"),
                ("alone_iters", "iters", "multistart alone iterations"))
@@ -644,7 +701,7 @@ def plot(args):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("command", choices=["run", "table", "paper_rows", "margins", "summary",
-                                        "cost", "plot", "archive"])
+                                        "cost", "plot", "archive", "basins"])
     ap.add_argument("glassbox", nargs="?")
     ap.add_argument("--out", required=True)
     ap.add_argument("--variants", default="cart,paper,default")
@@ -679,6 +736,8 @@ def main():
         summary(args)
     elif args.command == "cost":
         cost(args)
+    elif args.command == "basins":
+        basins(args)
     elif args.command == "plot":
         plot(args)
     elif args.command == "archive":
