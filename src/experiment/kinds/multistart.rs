@@ -424,6 +424,24 @@ pub(crate) fn add_choice<M>(
     carry.progress.inc(1);
 }
 
+/// The first `starts` seeded random starting points of `split`, each drawn by `draw` from
+/// a generator seeded with [`start_seed`] (the points of
+/// [`super::super::unit::Formulation::nlp_problem`]).
+pub(crate) fn seeded_points(
+    config: &ExperimentConfig,
+    split: &SplitSpec,
+    starts: usize,
+    draw: impl Fn(&mut ChaCha8Rng) -> Vec<f64>,
+) -> Vec<Vec<f64>> {
+    (0..starts)
+        .map(|s| {
+            draw(&mut ChaCha8Rng::seed_from_u64(start_seed(
+                config, split.id, s,
+            )))
+        })
+        .collect()
+}
+
 /// The seed of random start `s` of split `r`.
 pub(crate) fn start_seed(config: &ExperimentConfig, r: usize, s: usize) -> u64 {
     config

@@ -18,8 +18,6 @@ use crate::model::{json_of, Classifier, JsonValue};
 use crate::nlp::NlpProblem;
 use crate::starts::StartContext;
 use crate::{metrics, GlassboxError, Result, SolveOptions};
-use rand::SeedableRng;
-use rand_chacha::ChaCha8Rng;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -239,13 +237,9 @@ where
     ) -> Result<Option<SeededNlp>> {
         let d = data.classification(self.name())?;
         let Prepared { problem, .. } = self.prepare(d, &split.train)?;
-        let starts = (0..starts)
-            .map(|s| {
-                let seed = multistart::start_seed(config, split.id, s);
-                self.0
-                    .random_start(&problem, &mut ChaCha8Rng::seed_from_u64(seed))
-            })
-            .collect();
+        let starts = multistart::seeded_points(config, split, starts, |rng| {
+            self.0.random_start(&problem, rng)
+        });
         Ok(Some(SeededNlp {
             problem: Box::new(problem),
             starts,

@@ -13,8 +13,6 @@ use crate::formulation::{NlpRegressorFormulation, TrainingRows};
 use crate::model::{json_of, JsonValue, Regressor};
 use crate::nlp::NlpProblem;
 use crate::{metrics, Result};
-use rand::SeedableRng;
-use rand_chacha::ChaCha8Rng;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -214,13 +212,9 @@ where
     ) -> Result<Option<SeededNlp>> {
         let d = data.regression(self.name())?;
         let Prepared { problem, .. } = self.prepare(data, d, &split.train)?;
-        let starts = (0..starts)
-            .map(|s| {
-                let seed = multistart::start_seed(config, split.id, s);
-                self.0
-                    .random_start(&problem, &mut ChaCha8Rng::seed_from_u64(seed))
-            })
-            .collect();
+        let starts = multistart::seeded_points(config, split, starts, |rng| {
+            self.0.random_start(&problem, rng)
+        });
         Ok(Some(SeededNlp {
             problem: Box::new(problem),
             starts,
