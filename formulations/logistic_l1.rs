@@ -172,16 +172,21 @@ impl Layout {
 
     /// Index of w_jc (or w+_jc).
     pub fn w(&self, j: usize, c: usize) -> usize {
-        c * self.p + j
+        self.weight_block().plus_index(j, c)
     }
 
     /// Index of w-_jc (only when split).
     pub fn w_neg(&self, j: usize, c: usize) -> usize {
-        self.w_minus + c * self.p + j
+        self.weight_block().minus_index(j, c)
     }
 
     /// The weights w (p x K') at `x`.
     pub fn weights(&self, x: &[f64]) -> DMatrix<f64> {
+        self.weight_block().matrix(x)
+    }
+
+    /// The weights as a coefficient block (w+ first, then w-).
+    fn weight_block(&self) -> CoefficientBlock {
         CoefficientBlock {
             p: self.p,
             columns: self.columns,
@@ -189,7 +194,6 @@ impl Layout {
             plus: 0,
             minus: self.w_minus,
         }
-        .matrix(x)
     }
 
     /// The intercepts b (K') at `x`.

@@ -77,12 +77,12 @@ impl Layout {
 
     /// Index of coefficient a_jt (or a+_jt) in the variable vector: node-major.
     pub fn a(&self, j: usize, t: usize) -> usize {
-        self.a_plus + t * self.p + j
+        self.node_coefficients().plus_index(j, t)
     }
 
     /// Index of a-_jt (only when `split`).
     pub fn a_neg(&self, j: usize, t: usize) -> usize {
-        self.a_minus + t * self.p + j
+        self.node_coefficients().minus_index(j, t)
     }
 
     /// Index of C_kt.

@@ -102,12 +102,12 @@ impl Layout {
 
     /// Index of a_jt (or a+_jt) for node t (branch nodes first, then leaves).
     pub fn a(&self, j: usize, t: usize) -> usize {
-        t * self.p + j
+        self.node_coefficients().plus_index(j, t)
     }
 
     /// Index of a-_jt (only when `split`).
     pub fn a_neg(&self, j: usize, t: usize) -> usize {
-        self.a_minus + t * self.p + j
+        self.node_coefficients().minus_index(j, t)
     }
 
     /// Whether node t is a branch node.
