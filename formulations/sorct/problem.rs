@@ -161,17 +161,59 @@ pub(crate) struct Forward {
 }
 
 impl Forward {
-    /// The factors of P_il along the path of leaf l for row i: p_it on a left turn,
-    /// 1 - p_it on a right turn.
-    fn path_factors(&self, path: &[(usize, bool)], i: usize, q: &mut [f64]) {
-        for (d, &(t, goes_left)) in path.iter().enumerate() {
-            q[d] = if goes_left {
-                self.left[(i, t)]
-            } else {
-                1.0 - self.left[(i, t)]
-            };
+    /// The factors of P_il along the path of leaf l, one column (every row) per depth:
+    /// p_it on a left turn, 1 - p_it on a right turn.
+    fn path_columns(&self, path: &[(usize, bool)]) -> Vec<Vec<f64>> {
+        path.iter()
+            .map(|&(t, goes_left)| {
+                let left = column(&self.left, t);
+                if goes_left {
+                    left.to_vec()
+                } else {
+                    left.iter().map(|pl| 1.0 - pl).collect()
+                }
+            })
+            .collect()
+    }
+}
+
+/// Column `j` of a (column-major) matrix as a slice.
+fn column(m: &DMatrix<f64>, j: usize) -> &[f64] {
+    let n = m.nrows();
+    &m.as_slice()[j * n..(j + 1) * n]
+}
+
+fn column_mut(m: &mut DMatrix<f64>, j: usize) -> &mut [f64] {
+    let n = m.nrows();
+    &mut m.as_mut_slice()[j * n..(j + 1) * n]
+}
+
+/// Each column's sum, added in row order from 0.0 as nalgebra's `sum` adds (so the same
+/// bit for bit), four columns at a time: one column's additions wait on each other, four
+/// columns' overlap.
+fn column_sums(m: &DMatrix<f64>) -> Vec<f64> {
+    let n = m.nrows();
+    let mut sums = vec![0.0; m.ncols()];
+    if n == 0 {
+        return sums;
+    }
+    for (block, out) in m.as_slice().chunks(4 * n).zip(sums.chunks_mut(4)) {
+        if let [c0, c1, c2, c3] = *block.chunks(n).collect::<Vec<_>>() {
+            let mut acc = [0.0; 4];
+            for i in 0..n {
+                acc[0] += c0[i];
+                acc[1] += c1[i];
+                acc[2] += c2[i];
+                acc[3] += c3[i];
+            }
+            out.copy_from_slice(&acc);
+        } else {
+            for (o, c) in out.iter_mut().zip(block.chunks(n)) {
+                *o = c.iter().fold(0.0, |a, b| a + b);
+            }
         }
     }
+    sums
 }
 
 /// The branch nodes and leaves whose variables are free (see `phi_hessian`).
@@ -180,13 +222,15 @@ pub(crate) struct NodeMask {
     pub leaves: Vec<bool>,
 }
 
-/// The product of the path factors `q` but those at depths `skip1` and `skip2`.
-fn product_except(q: &[f64], skip1: usize, skip2: usize) -> f64 {
-    q.iter()
-        .enumerate()
-        .filter(|(e, _)| *e != skip1 && *e != skip2)
-        .map(|(_, v)| v)
-        .product()
+/// out_i = the product of row i's path factors `q` but those at depths `skip1` and
+/// `skip2`, multiplied from 1.0 in path order (as `Iterator::product` would).
+fn product_except(q: &[Vec<f64>], skip1: usize, skip2: usize, out: &mut [f64]) {
+    out.fill(1.0);
+    for (e, factors) in q.iter().enumerate() {
+        if e != skip1 && e != skip2 {
+            out.iter_mut().zip(factors).for_each(|(o, v)| *o *= v);
+        }
+    }
 }
 
 /// One S-ORCT instance: scaled training data, parameters, variable layout.
@@ -338,9 +382,9 @@ impl SorctProblem {
                     columns
                 }
             };
-            left.set_column(t, &DVector::from_column_slice(&columns.left));
-            d1.set_column(t, &DVector::from_column_slice(&columns.d1));
-            d2.set_column(t, &DVector::from_column_slice(&columns.d2));
+            column_mut(&mut left, t).copy_from_slice(&columns.left);
+            column_mut(&mut d1, t).copy_from_slice(&columns.d1);
+            column_mut(&mut d2, t).copy_from_slice(&columns.d2);
         }
         drop(cache);
         let reach = leaf_probabilities(&left, &self.shape);
@@ -410,23 +454,27 @@ impl SorctProblem {
         let mut g_z = DMatrix::zeros(n, lay.branches);
         for l in 0..lay.leaves {
             let path = self.shape.path(l);
+            // The path's columns of p_it (not their factors: `rows` may be a few of them).
+            let lefts: Vec<(&[f64], bool)> = path
+                .iter()
+                .map(|&(u, goes_left)| (column(&f.left, u), goes_left))
+                .collect();
+            let cost_l = column(&cost, l);
             for (d, &(t, goes_left)) in path.iter().enumerate() {
                 if !branch_free(t) {
                     continue;
                 }
                 let sign = if goes_left { 1.0 } else { -1.0 };
+                let d1_t = column(&f.d1, t);
+                let out = column_mut(&mut g_z, t);
                 let mut add = |i: usize| {
-                    let mut term = sign * cost[(i, l)] * f.d1[(i, t)];
-                    for (e, &(u, left)) in path.iter().enumerate() {
+                    let mut term = sign * cost_l[i] * d1_t[i];
+                    for (e, &(left, goes_left)) in lefts.iter().enumerate() {
                         if e != d {
-                            term *= if left {
-                                f.left[(i, u)]
-                            } else {
-                                1.0 - f.left[(i, u)]
-                            };
+                            term *= if goes_left { left[i] } else { 1.0 - left[i] };
                         }
                     }
-                    g_z[(i, t)] += term;
+                    out[i] += term;
                 };
                 match rows {
                     Some(rows) => rows.iter().for_each(|&i| add(i)),
@@ -456,17 +504,20 @@ impl SorctProblem {
         let n = self.x.nrows();
         let depth = self.shape.depth();
         let mut e = DMatrix::zeros(n, lay.leaves * depth);
-        let mut q = vec![0.0; depth];
-        for i in 0..n {
-            for l in 0..lay.leaves {
-                let path = self.shape.path(l);
-                f.path_factors(path, i, &mut q);
-                for (d, &(t, goes_left)) in path.iter().enumerate() {
-                    if nodes.is_some_and(|m| !m.branches[t]) {
-                        continue;
-                    }
-                    let sign = if goes_left { 1.0 } else { -1.0 };
-                    e[(i, l * depth + d)] = sign * f.d1[(i, t)] * product_except(&q, d, d);
+        let mut others = vec![0.0; n];
+        for l in 0..lay.leaves {
+            let path = self.shape.path(l);
+            let q = f.path_columns(path);
+            for (d, &(t, goes_left)) in path.iter().enumerate() {
+                if nodes.is_some_and(|m| !m.branches[t]) {
+                    continue;
+                }
+                let sign = if goes_left { 1.0 } else { -1.0 };
+                product_except(&q, d, d, &mut others);
+                let d1 = column(&f.d1, t);
+                let out = column_mut(&mut e, l * depth + d);
+                for i in 0..n {
+                    out[i] = sign * d1[i] * others[i];
                 }
             }
         }
@@ -507,38 +558,55 @@ impl SorctProblem {
                 }
             }
         }
-        let mut q = vec![0.0; depth];
-        let mut s = vec![0.0; depth];
+        // Row by row, the terms reach each h_z entry in the order leaf, depth, second depth,
+        // whatever the loops' nesting: the columns below add them in that order.
+        let mut cost = vec![0.0; n];
+        let mut others = vec![0.0; n];
         // Leaves below no free branch node add nothing to the free blocks of h_z.
-        let leaves: Vec<usize> = (0..lay.leaves)
-            .filter(|&l| self.shape.path(l).iter().any(|&(t, _)| branch_free(t)))
-            .collect();
-        for i in 0..n {
-            for &l in &leaves {
-                let path = self.shape.path(l);
-                f.path_factors(path, i, &mut q);
-                for (d, &(_, goes_left)) in path.iter().enumerate() {
-                    s[d] = if goes_left { 1.0 } else { -1.0 };
+        let leaves =
+            (0..lay.leaves).filter(|&l| self.shape.path(l).iter().any(|&(t, _)| branch_free(t)));
+        for l in leaves {
+            let path = self.shape.path(l);
+            let q = f.path_columns(path);
+            // Each row's cost at leaf l: v_il + sum_k w_ik C_kl, added in class order.
+            match reach_weights {
+                Some(v) => cost.copy_from_slice(column(v, l)),
+                None => cost.fill(0.0),
+            }
+            for k in 0..lay.classes {
+                let c_kl = f.c[(k, l)];
+                cost.iter_mut()
+                    .zip(column(w, k))
+                    .for_each(|(c, w_ik)| *c += w_ik * c_kl);
+            }
+            for d in 0..depth {
+                let (t, left_d) = path[d];
+                if !branch_free(t) {
+                    continue;
                 }
-                let mut cost = reach_weights.map_or(0.0, |v| v[(i, l)]);
-                for k in 0..lay.classes {
-                    cost += w[(i, k)] * f.c[(k, l)];
+                let s_d = if left_d { 1.0 } else { -1.0 };
+                let (d1_t, d2_t) = (column(&f.d1, t), column(&f.d2, t));
+                product_except(&q, d, d, &mut others);
+                let out = column_mut(&mut h_z, pair_of[l * depth + d][d]);
+                for i in 0..n {
+                    // A zero cost adds a zero term: skipped, as a sum of zeros adds nothing.
+                    if cost[i] != 0.0 {
+                        out[i] += cost[i] * s_d * d2_t[i] * others[i];
+                    }
                 }
-                for d in 0..depth {
-                    let t = path[d].0;
-                    let others = product_except(&q, d, d);
-                    if cost == 0.0 || !branch_free(t) {
+                for d2 in 0..d {
+                    let (u, left_d2) = path[d2];
+                    if !branch_free(u) {
                         continue;
                     }
-                    h_z[(i, pair_of[l * depth + d][d])] += cost * s[d] * f.d2[(i, t)] * others;
-                    for d2 in 0..d {
-                        let u = path[d2].0;
-                        if !branch_free(u) {
-                            continue;
+                    let s_d2 = if left_d2 { 1.0 } else { -1.0 };
+                    let d1_u = column(&f.d1, u);
+                    product_except(&q, d, d2, &mut others);
+                    let out = column_mut(&mut h_z, pair_of[l * depth + d][d2]);
+                    for i in 0..n {
+                        if cost[i] != 0.0 {
+                            out[i] += cost[i] * s_d * s_d2 * d1_t[i] * d1_u[i] * others[i];
                         }
-                        let rest = product_except(&q, d, d2);
-                        h_z[(i, pair_of[l * depth + d][d2])] +=
-                            cost * s[d] * s[d2] * f.d1[(i, t)] * f.d1[(i, u)] * rest;
                     }
                 }
             }
@@ -550,19 +618,22 @@ impl SorctProblem {
             h[(r, c)] += v;
         };
         let x = &*self.x;
+        let hz_sums = column_sums(&h_z);
         let mut scaled = DMatrix::zeros(n, lay.p);
         for (pi, &(t, u)) in pairs.iter().enumerate() {
             if !(branch_free(t) && branch_free(u)) {
                 continue;
             }
-            let hz = h_z.column(pi);
+            let hz = column(&h_z, pi);
             for j in 0..lay.p {
-                for i in 0..n {
-                    scaled[(i, j)] = x[(i, j)] * hz[i];
-                }
+                column_mut(&mut scaled, j)
+                    .iter_mut()
+                    .zip(column(x, j))
+                    .zip(hz)
+                    .for_each(|((s, x_ij), hz_i)| *s = x_ij * hz_i);
             }
             let block = self.xt_times(&scaled) / (p * p);
-            let cross = x.tr_mul(&hz) / (-p);
+            let cross = x.tr_mul(&h_z.column(pi)) / (-p);
             for j1 in 0..lay.p {
                 for j2 in 0..lay.p {
                     if t == u && j2 > j1 {
@@ -575,7 +646,7 @@ impl SorctProblem {
                     add(lay.s_mu(t), u * lay.p + j1, cross[j1]);
                 }
             }
-            add(lay.s_mu(u), lay.s_mu(t), hz.sum());
+            add(lay.s_mu(u), lay.s_mu(t), hz_sums[pi]);
         }
         // The (C, a_t) and (C, mu_t) blocks: d2 Phi / dC_kl dz_it = w_ik dP_il/dz_it. Per
         // free branch node t, one column per (leaf below t, class), all in one product.
@@ -592,15 +663,17 @@ impl SorctProblem {
             }
             let mut weighted = DMatrix::zeros(n, below.len() * lay.classes);
             for (b, &(l, d)) in below.iter().enumerate() {
-                let col = e.column(l * depth + d);
+                let col = column(&e, l * depth + d);
                 for k in 0..lay.classes {
-                    let mut out = weighted.column_mut(b * lay.classes + k);
-                    for i in 0..n {
-                        out[i] = w[(i, k)] * col[i];
-                    }
+                    column_mut(&mut weighted, b * lay.classes + k)
+                        .iter_mut()
+                        .zip(column(w, k))
+                        .zip(col)
+                        .for_each(|((out, w_ik), e_i)| *out = w_ik * e_i);
                 }
             }
             let ga = self.xt_times(&weighted) / p;
+            let weighted_sums = column_sums(&weighted);
             for (b, &(l, _)) in below.iter().enumerate() {
                 for k in 0..lay.classes {
                     let column = b * lay.classes + k;
@@ -608,7 +681,7 @@ impl SorctProblem {
                     for j in 0..lay.p {
                         add(sc, t * lay.p + j, ga[(j, column)]);
                     }
-                    add(sc, lay.s_mu(t), -weighted.column(column).sum());
+                    add(sc, lay.s_mu(t), -weighted_sums[column]);
                 }
             }
         }
@@ -785,12 +858,12 @@ pub(crate) fn leaf_probabilities(left: &DMatrix<f64>, shape: &TreeShape) -> DMat
     let mut reach = DMatrix::from_element(n, shape.num_leaves(), 1.0);
     for l in 0..shape.num_leaves() {
         for &(t, goes_left) in shape.path(l) {
-            for i in 0..n {
-                reach[(i, l)] *= if goes_left {
-                    left[(i, t)]
-                } else {
-                    1.0 - left[(i, t)]
-                };
+            let factors = column(left, t).iter();
+            let out = column_mut(&mut reach, l).iter_mut();
+            if goes_left {
+                out.zip(factors).for_each(|(r, pl)| *r *= pl);
+            } else {
+                out.zip(factors).for_each(|(r, pl)| *r *= 1.0 - pl);
             }
         }
     }
@@ -1024,5 +1097,53 @@ impl MaskedEvaluations for SorctProblem {
         values: &mut [f64],
     ) {
         self.lagrangian_hessian(x, obj_factor, lambda, None, Some(free), values);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The interleaved sums equal nalgebra's column sums bit for bit: the Hessian's values,
+    /// and so every solve's iterates, do not depend on which of the two adds them.
+    #[test]
+    fn column_sums_equal_nalgebras_bit_for_bit() {
+        for (rows, cols) in [(0, 3), (1, 1), (7, 4), (131, 5), (576, 9), (33, 16)] {
+            // Values of mixed signs and magnitudes, so that the order of the additions
+            // changes the rounded result.
+            let m = DMatrix::from_fn(rows, cols, |i, j| {
+                let v = ((i * 7919 + j * 104_729) % 1000) as f64 / 7.0;
+                if (i + j) % 3 == 0 {
+                    -v * 1e-3
+                } else {
+                    v * 1e5
+                }
+            });
+            let sums = column_sums(&m);
+            assert_eq!(sums.len(), cols);
+            for (j, s) in sums.iter().enumerate() {
+                assert_eq!(
+                    s.to_bits(),
+                    m.column(j).sum().to_bits(),
+                    "{rows} x {cols}, column {j}"
+                );
+            }
+        }
+    }
+
+    /// A reversed order of the additions does round differently on these values, so the
+    /// test above would see a change of order.
+    #[test]
+    fn the_order_of_the_additions_shows_in_the_bits() {
+        let m = DMatrix::from_fn(576, 1, |i, _| {
+            let v = ((i * 7919) % 1000) as f64 / 7.0;
+            if i % 3 == 0 {
+                -v * 1e-3
+            } else {
+                v * 1e5
+            }
+        });
+        let reversed = m.iter().rev().fold(0.0, |a, b| a + b);
+        assert_ne!(reversed.to_bits(), column_sums(&m)[0].to_bits());
     }
 }
