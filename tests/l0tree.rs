@@ -402,3 +402,71 @@ fn example_config_runs_and_model_round_trips() {
     let same = before.iter().zip(&after).filter(|(a, b)| a == b).count();
     assert!(same >= 148, "{same} of 150 predictions kept");
 }
+
+/// The choice's folds solve the multistart's best point on their own rows: with explicit
+/// leaf probabilities (one P_il per training row) the point is moved onto the fold's rows,
+/// its other variables kept and P at the fold's path probabilities, so that P's equality
+/// constraints hold there; without them the point is the fold's as it is.
+#[test]
+fn the_best_point_moves_onto_a_folds_rows() {
+    for leaf_probabilities in [LeafProbabilities::Explicit, LeafProbabilities::Substituted] {
+        let config = L0TreeConfig {
+            lambda_global: 0.5,
+            leaf_probabilities,
+            rho: vec![0.1],
+            ..Default::default()
+        };
+        let split = problem(&config, 50);
+        let fold = problem(&config, 30);
+        let point = config.random_start(&split, &mut ChaCha8Rng::seed_from_u64(3));
+        let moved = config.point_on_rows(&fold, &point);
+        assert_eq!(moved.len(), fold.num_variables(), "{leaf_probabilities:?}");
+        let kept = fold.num_variables()
+            - if leaf_probabilities == LeafProbabilities::Explicit {
+                30 * 4
+            } else {
+                0
+            };
+        assert_eq!(moved[..kept], point[..kept], "{leaf_probabilities:?}");
+        let mut g = vec![0.0; fold.num_constraints()];
+        fold.constraints(&moved, &mut g);
+        let (lower, upper) = fold.constraint_bounds();
+        for (r, v) in g.iter().enumerate() {
+            // The rho rows are inequalities a random point may miss; every equality holds.
+            if lower[r] == upper[r] {
+                assert!(
+                    (v - lower[r]).abs() < 1e-12,
+                    "{leaf_probabilities:?}: row {r} is {v}, not {}",
+                    lower[r]
+                );
+            }
+        }
+    }
+}
+
+/// The cross-validated choice (the default) with explicit leaf probabilities runs through
+/// the engine: its folds once got the split's best point with the split's P_il and
+/// refused it ("the warm start's primal point has 599 values, the problem needs 491").
+#[test]
+fn explicit_leaf_probabilities_run_with_the_choice() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/l0tree_iris.toml");
+    let text = std::fs::read_to_string(&path)
+        .unwrap()
+        .replace("\"substituted\"", "\"explicit\"");
+    assert!(text.contains("\"explicit\""));
+    let mut config = ExperimentConfig::parse(&path, &text).unwrap();
+    config.split.repeats = 1;
+    config.multistart.starts = 1;
+    let dir = tempfile::tempdir().unwrap();
+    let outcome = experiment::run(&config, dir.path(), false, false).unwrap();
+    let choice = outcome
+        .records
+        .iter()
+        .find(|r| {
+            r.origin
+                .as_deref()
+                .is_some_and(|o| o.starts_with("selection"))
+        })
+        .expect("the choice's line");
+    assert!(choice.selected && choice.test_accuracy > 0.85, "{choice:?}");
+}

@@ -469,6 +469,10 @@ impl NlpClassifierFormulation for L0TreeConfig {
         usize::from(self.cart_start)
     }
 
+    fn point_on_rows(&self, problem: &L0TreeProblem, point: &[f64]) -> Vec<f64> {
+        problem.on_these_rows(point)
+    }
+
     fn greedy_starts(
         &self,
         problem: &L0TreeProblem,

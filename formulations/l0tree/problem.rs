@@ -234,15 +234,31 @@ impl L0TreeProblem {
                     .fold(0.0, f64::max);
             }
         }
+        self.fill_reach(&mut x);
+        x
+    }
+
+    /// A point of this formulation on other training rows (the multistart's best point,
+    /// solved on a fold's rows) as a point of this problem: its variables before the
+    /// explicit P_il kept, P at this problem's path probabilities.
+    pub(crate) fn on_these_rows(&self, point: &[f64]) -> Vec<f64> {
+        let mut x = point[..self.layout.reach.unwrap_or(self.layout.n)].to_vec();
+        x.resize(self.layout.n, 0.0);
+        self.fill_reach(&mut x);
+        x
+    }
+
+    /// Sets the explicit P_il (if any) of `x` to the path probabilities of its inner point,
+    /// so that their equality constraints hold.
+    fn fill_reach(&self, x: &mut [f64]) {
         if let Some(r) = self.layout.reach {
-            let f = self.inner.forward(inner_x);
+            let f = self.inner.forward(&x[..self.layout.inner]);
             for i in 0..self.n_rows() {
                 for l in 0..self.leaves() {
                     x[r + i * self.leaves() + l] = f.reach[(i, l)];
                 }
             }
         }
-        x
     }
 
     /// The misclassification term (without the penalties) at `x`.

@@ -176,6 +176,13 @@ pub trait NlpClassifierFormulation {
     fn fold_starts(&self) -> crate::starts::FoldStarts {
         crate::starts::FoldStarts::BestPoint
     }
+    /// `point`, a point of this formulation's problem on other training rows (the
+    /// multistart's best point, which the choice's folds may solve), as a point of
+    /// `problem`, whose rows are a fold's: unchanged by default, where no variable belongs
+    /// to a row (l0tree's explicit leaf probabilities P_il do).
+    fn point_on_rows(&self, _problem: &Self::Problem, point: &[f64]) -> Vec<f64> {
+        point.to_vec()
+    }
     /// How many solves besides the greedy starts each of the choice's folds spends, at most
     /// the split's starts (`None`, the default: what [`Self::fold_starts`] says, ceil(starts
     /// / k) or all the starts).

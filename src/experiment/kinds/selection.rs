@@ -283,12 +283,19 @@ where
                     .collect()
             };
             let greedy = f.greedy_starts(problem, solver, &config.solver.options);
+            let point = plan
+                .point
+                .map(|(x, kind)| (f.point_on_rows(problem, x), kind));
+            let plan = FoldPlan {
+                point: point.as_ref().map(|(x, kind)| (&x[..], *kind)),
+                seeds: plan.seeds.clone(),
+            };
             let Some(best) = multistart::best_of_fold(
                 config,
                 carry,
                 problem.num_variables(),
                 &greedy,
-                plan,
+                &plan,
                 |rng| f.random_start(problem, rng),
                 |options, context| f.solve_start(problem, solver, options, context),
             )?
