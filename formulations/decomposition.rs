@@ -131,7 +131,10 @@ impl DecompositionConfig {
             return bad("macro_iterations must be at least 1");
         }
         if !(self.psi.is_finite() && self.psi >= 0.0) {
-            return bad("psi must be >= 0");
+            return bad(&format!(
+                "psi must be a finite number >= 0, got {}",
+                self.psi
+            ));
         }
         if self
             .subproblem_tolerance

@@ -391,17 +391,22 @@ fn negative_time_limit_iteration_limit_or_lambda() {
         (
             "name = \"sorct\"\ndepth = 1\nlambda_local = -1.0",
             IPOPT,
-            "lambda_local must be >= 0",
+            "lambda_local must be a finite number >= 0, got -1",
         ),
         (
             "name = \"l0tree\"\ndepth = 1\nlambda_global = -1.0",
             IPOPT,
-            "lambda_global must be >= 0",
+            "lambda_global must be a finite number >= 0, got -1",
         ),
         (
             "name = \"loss_tree\"\ndepth = 1\nlambda = -1.0",
             "[solver]\nname = \"highs\"",
-            "lambda must be >= 0",
+            "lambda must be a finite number >= 0, got -1",
+        ),
+        (
+            "name = \"sorct\"\ndepth = 1\nlambda_global = inf",
+            IPOPT,
+            "lambda_global must be a finite number >= 0, got inf",
         ),
         (
             "name = \"loss_tree\"\ndepth = 1\nloss = \"misclassification\"\nepsilon = 1e-9",

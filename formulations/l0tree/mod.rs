@@ -315,7 +315,7 @@ impl L0TreeConfig {
             ("lambda_global", lambda_global),
         ] {
             if !(v.is_finite() && v >= 0.0) {
-                return Self::err(format!("{name} must be >= 0, got {v}"));
+                return Self::err(format!("{name} must be a finite number >= 0, got {v}"));
             }
         }
         Ok(L0Params {

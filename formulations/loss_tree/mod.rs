@@ -307,7 +307,10 @@ impl LossTreeConfig {
             return Err(bad(format!("depth must be 1 to 4, got {}", self.depth)));
         }
         if !(self.lambda.is_finite() && self.lambda >= 0.0) {
-            return Err(bad(format!("lambda must be >= 0, got {}", self.lambda)));
+            return Err(bad(format!(
+                "lambda must be a finite number >= 0, got {}",
+                self.lambda
+            )));
         }
         if !(self.weight_bound.is_finite() && self.weight_bound > 0.0) {
             return Err(bad(format!(
@@ -342,7 +345,7 @@ impl LossTreeConfig {
         }
         if !(self.l0_penalty.is_finite() && self.l0_penalty >= 0.0) {
             return Err(bad(format!(
-                "l0_penalty must be >= 0, got {}",
+                "l0_penalty must be a finite number >= 0, got {}",
                 self.l0_penalty
             )));
         }

@@ -365,7 +365,7 @@ impl SorctConfig {
             ("lambda_global", lambda_global),
         ] {
             if !(v.is_finite() && v >= 0.0) {
-                return err(format!("{name} must be >= 0, got {v}"));
+                return err(format!("{name} must be a finite number >= 0, got {v}"));
             }
         }
         let rho = match self.rho.len() {

@@ -417,7 +417,10 @@ impl SorrtConfig {
             return err("selection_folds must be 0 (no selection) or at least 2, got 1");
         }
         if !(self.leaf_ridge.is_finite() && self.leaf_ridge >= 0.0) {
-            return err(format!("leaf_ridge must be >= 0, got {}", self.leaf_ridge));
+            return err(format!(
+                "leaf_ridge must be a finite number >= 0, got {}",
+                self.leaf_ridge
+            ));
         }
         for (name, v) in [
             ("lambda_local", Some(self.lambda_local)),
@@ -427,7 +430,7 @@ impl SorrtConfig {
         ] {
             if let Some(v) = v {
                 if !(v.is_finite() && v >= 0.0) {
-                    return err(format!("{name} must be >= 0, got {v}"));
+                    return err(format!("{name} must be a finite number >= 0, got {v}"));
                 }
             }
         }
@@ -451,7 +454,9 @@ impl SorrtConfig {
             ] {
                 if let Some(v) = v {
                     if !(v.is_finite() && v >= 0.0) {
-                        return err(format!("fairness {name} must be >= 0, got {v}"));
+                        return err(format!(
+                            "fairness {name} must be a finite number >= 0, got {v}"
+                        ));
                     }
                 }
             }
@@ -480,7 +485,7 @@ impl SorrtConfig {
             ("lambda_global", lambda_global),
         ] {
             if !(v.is_finite() && v >= 0.0) {
-                return err(format!("{name} must be >= 0, got {v}"));
+                return err(format!("{name} must be a finite number >= 0, got {v}"));
             }
         }
         let leaf_bounds = if self.leaf_bound > 0.0 && self.leaf_bound.is_finite() {

@@ -281,7 +281,9 @@ impl SolveOptions {
         ] {
             if let Some(g) = gap {
                 if !(g.is_finite() && g >= 0.0) {
-                    return Err(Config(format!("{name} must be >= 0, got {g}")));
+                    return Err(Config(format!(
+                        "{name} must be a finite number >= 0, got {g}"
+                    )));
                 }
             }
         }
