@@ -37,6 +37,7 @@ use glassbox_core::data::{Encoding, MinMaxScaler};
 use glassbox_core::formulation::{
     FormulationInfo, NlpClassifierFormulation, ParamSpec, ReportedParams,
 };
+use glassbox_core::linalg::tr_mul;
 use glassbox_core::metrics;
 use glassbox_core::model::{CheckedModel, Classifier};
 use glassbox_core::nlp::{NlpProblem, PointCache};
@@ -443,7 +444,7 @@ impl LogisticL1Problem {
                         scaled[(i, j)] = self.augmented[(i, j)] * a;
                     }
                 }
-                let block = self.augmented.tr_mul(&scaled);
+                let block = tr_mul(&self.augmented, &scaled);
                 for j1 in 0..q {
                     for j2 in 0..q {
                         h[(c * q + j1, d * q + j2)] = block[(j1, j2)];
@@ -523,7 +524,7 @@ impl NlpProblem for LogisticL1Problem {
         let residual = DMatrix::from_fn(f.proba.nrows(), lay.columns, |i, c| {
             self.row_weights[i] * (f.proba[(i, c)] - self.targets[(i, c)])
         });
-        let g = self.augmented.tr_mul(&residual);
+        let g = tr_mul(&self.augmented, &residual);
         let q = lay.p + 1;
         for (r, v) in grad.iter_mut().enumerate() {
             let (s, sign) = lay.smooth_of(r);

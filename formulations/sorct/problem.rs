@@ -24,6 +24,7 @@
 
 use super::SorctParams;
 use crate::coefficients::{BetaLinks, CoefficientBlock};
+use glassbox_core::linalg::{column, column_mut, column_sums, tr_mul, tr_mul_vector};
 use glassbox_core::nlp::{MaskedEvaluations, NlpProblem, PointCache};
 use glassbox_core::tree::TreeShape;
 use nalgebra::{DMatrix, DVector};
@@ -175,45 +176,6 @@ impl Forward {
             })
             .collect()
     }
-}
-
-/// Column `j` of a (column-major) matrix as a slice.
-fn column(m: &DMatrix<f64>, j: usize) -> &[f64] {
-    let n = m.nrows();
-    &m.as_slice()[j * n..(j + 1) * n]
-}
-
-fn column_mut(m: &mut DMatrix<f64>, j: usize) -> &mut [f64] {
-    let n = m.nrows();
-    &mut m.as_mut_slice()[j * n..(j + 1) * n]
-}
-
-/// Each column's sum, added in row order from 0.0 as nalgebra's `sum` adds (so the same
-/// bit for bit), four columns at a time: one column's additions wait on each other, four
-/// columns' overlap.
-fn column_sums(m: &DMatrix<f64>) -> Vec<f64> {
-    let n = m.nrows();
-    let mut sums = vec![0.0; m.ncols()];
-    if n == 0 {
-        return sums;
-    }
-    for (block, out) in m.as_slice().chunks(4 * n).zip(sums.chunks_mut(4)) {
-        if let [c0, c1, c2, c3] = *block.chunks(n).collect::<Vec<_>>() {
-            let mut acc = [0.0; 4];
-            for i in 0..n {
-                acc[0] += c0[i];
-                acc[1] += c1[i];
-                acc[2] += c2[i];
-                acc[3] += c3[i];
-            }
-            out.copy_from_slice(&acc);
-        } else {
-            for (o, c) in out.iter_mut().zip(block.chunks(n)) {
-                *o = c.iter().fold(0.0, |a, b| a + b);
-            }
-        }
-    }
-    sums
 }
 
 /// The branch nodes and leaves whose variables are free (see `phi_hessian`).
@@ -418,7 +380,7 @@ impl SorctProblem {
         }
     }
 
-    /// x^T m. nalgebra computes `x.tr_mul(m)` as one dot product per entry, and `xt * m` as
+    /// x^T m. `tr_mul` computes one dot product per entry (nalgebra's, bit for bit), and `xt * m` as
     /// a blocked (matrixmultiply) product only when every dimension exceeds 5, else as
     /// column-by-column axpys; the blocked product is 2.4 times faster for spambase's p x p
     /// Hessian blocks (p = 57), the dots faster on iris (p = 4).
@@ -427,7 +389,7 @@ impl SorctProblem {
         if self.layout.p > BLOCKED_ABOVE && m.ncols() > BLOCKED_ABOVE {
             &self.xt * m
         } else {
-            self.x.tr_mul(m)
+            tr_mul(&self.x, m)
         }
     }
 
@@ -447,7 +409,7 @@ impl SorctProblem {
         let n = self.x.nrows();
         // dPhi/dC_kl = sum_i w_ik P_il, and each row's cost at each leaf, sum_k w_ik C_kl:
         // two small matrix products (N x K times K x |tau_L|), vectorized by nalgebra.
-        let g_c = w.tr_mul(&f.reach);
+        let g_c = tr_mul(w, &f.reach);
         let cost = w * &f.c;
         // dPhi/dz_it = sum over the leaves l below t of cost_il dP_il/dz_it, where
         // dP_il/dz_it = (+-) F'(z_it) times the other factors of P_il's path product.
@@ -485,7 +447,7 @@ impl SorctProblem {
         let p = lay.p as f64;
         let mut g_a = DMatrix::zeros(lay.p, lay.branches);
         for t in (0..lay.branches).filter(|&t| branch_free(t)) {
-            g_a.set_column(t, &(self.x.tr_mul(&g_z.column(t)) / p));
+            g_a.set_column(t, &(tr_mul_vector(&self.x, column(&g_z, t)) / p));
         }
         let g_mu = (0..lay.branches).map(|t| -g_z.column(t).sum()).collect();
         (g_a, g_mu, g_c)
@@ -633,7 +595,7 @@ impl SorctProblem {
                     .for_each(|((s, x_ij), hz_i)| *s = x_ij * hz_i);
             }
             let block = self.xt_times(&scaled) / (p * p);
-            let cross = x.tr_mul(&h_z.column(pi)) / (-p);
+            let cross = tr_mul_vector(x, hz) / (-p);
             for j1 in 0..lay.p {
                 for j2 in 0..lay.p {
                     if t == u && j2 > j1 {
@@ -1097,53 +1059,5 @@ impl MaskedEvaluations for SorctProblem {
         values: &mut [f64],
     ) {
         self.lagrangian_hessian(x, obj_factor, lambda, None, Some(free), values);
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// The interleaved sums equal nalgebra's column sums bit for bit: the Hessian's values,
-    /// and so every solve's iterates, do not depend on which of the two adds them.
-    #[test]
-    fn column_sums_equal_nalgebras_bit_for_bit() {
-        for (rows, cols) in [(0, 3), (1, 1), (7, 4), (131, 5), (576, 9), (33, 16)] {
-            // Values of mixed signs and magnitudes, so that the order of the additions
-            // changes the rounded result.
-            let m = DMatrix::from_fn(rows, cols, |i, j| {
-                let v = ((i * 7919 + j * 104_729) % 1000) as f64 / 7.0;
-                if (i + j) % 3 == 0 {
-                    -v * 1e-3
-                } else {
-                    v * 1e5
-                }
-            });
-            let sums = column_sums(&m);
-            assert_eq!(sums.len(), cols);
-            for (j, s) in sums.iter().enumerate() {
-                assert_eq!(
-                    s.to_bits(),
-                    m.column(j).sum().to_bits(),
-                    "{rows} x {cols}, column {j}"
-                );
-            }
-        }
-    }
-
-    /// A reversed order of the additions does round differently on these values, so the
-    /// test above would see a change of order.
-    #[test]
-    fn the_order_of_the_additions_shows_in_the_bits() {
-        let m = DMatrix::from_fn(576, 1, |i, _| {
-            let v = ((i * 7919) % 1000) as f64 / 7.0;
-            if i % 3 == 0 {
-                -v * 1e-3
-            } else {
-                v * 1e5
-            }
-        });
-        let reversed = m.iter().rev().fold(0.0, |a, b| a + b);
-        assert_ne!(reversed.to_bits(), column_sums(&m)[0].to_bits());
     }
 }

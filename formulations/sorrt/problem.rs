@@ -44,6 +44,7 @@
 use super::fused::logistic;
 use super::SorrtParams;
 use crate::coefficients::{BetaLinks, CoefficientBlock};
+use glassbox_core::linalg::{tr_mul, tr_mul_vector};
 use glassbox_core::nlp::{NlpProblem, PointCache};
 use glassbox_core::tree::TreeShape;
 use nalgebra::DMatrix;
@@ -533,8 +534,8 @@ impl SorrtProblem {
 
     /// The gradient of `row` in the smooth variables.
     fn smooth_gradient(&self, f: &Forward, row: &SmoothRow) -> Vec<f64> {
-        let w = nalgebra::DVector::from_vec(row.first(&f.ev.phi, &self.y));
-        let g = self.jac(f).tr_mul(&w);
+        let w = row.first(&f.ev.phi, &self.y);
+        let g = tr_mul_vector(self.jac(f), &w);
         g.iter().copied().collect()
     }
 
@@ -568,7 +569,7 @@ impl SorrtProblem {
         for (i, vi) in v.iter().enumerate() {
             gv.row_mut(i).scale_mut(*vi);
         }
-        let mut h = g.tr_mul(&gv);
+        let mut h = tr_mul(g, &gv);
         let dv = self.derivs(f);
         let p1 = lay.p + 1;
         let mut scaled = DMatrix::zeros(n, p1);
@@ -585,7 +586,7 @@ impl SorrtProblem {
                     scaled[(i, col)] = w[i] * b[(i, col)];
                 }
             }
-            let block = a.tr_mul(&scaled);
+            let block = tr_mul(a, &scaled);
             let rows: Vec<usize> = lay.node_smooth(r).collect();
             let cols: Vec<usize> = lay.node_smooth(c).collect();
             for (bi, &ri) in rows.iter().enumerate() {

@@ -16,6 +16,7 @@ pub mod diagram;
 pub mod error;
 pub mod formulation;
 pub mod learner;
+pub mod linalg;
 pub mod metrics;
 pub mod milp;
 pub mod model;
