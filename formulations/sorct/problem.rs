@@ -380,10 +380,10 @@ impl SorctProblem {
         }
     }
 
-    /// x^T m. `tr_mul` computes one dot product per entry (nalgebra's, bit for bit), and `xt * m` as
-    /// a blocked (matrixmultiply) product only when every dimension exceeds 5, else as
-    /// column-by-column axpys; the blocked product is 2.4 times faster for spambase's p x p
-    /// Hessian blocks (p = 57), the dots faster on iris (p = 4).
+    /// x^T m. `tr_mul` computes one dot product per entry (nalgebra's, bit for bit), and
+    /// nalgebra `xt * m` as a blocked (matrixmultiply) product only when every dimension
+    /// exceeds 5, else as column-by-column axpys; the blocked product is 2.4 times faster
+    /// for spambase's p x p Hessian blocks (p = 57), the dots faster on iris (p = 4).
     fn xt_times(&self, m: &DMatrix<f64>) -> DMatrix<f64> {
         const BLOCKED_ABOVE: usize = 5;
         if self.layout.p > BLOCKED_ABOVE && m.ncols() > BLOCKED_ABOVE {
