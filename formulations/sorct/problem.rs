@@ -456,26 +456,36 @@ impl SorctProblem {
     /// dP_il / dz_it for every row i, leaf l and the branch node t at depth d of its path,
     /// in column `l * D + d` (N x |tau_L| D); z_it = a_t.x_i / p - mu_t.
     pub(crate) fn path_derivatives(&self, f: &Forward) -> DMatrix<f64> {
-        self.path_derivatives_among(f, None)
+        self.path_derivatives_among(f, &self.path_columns(f), None)
     }
 
-    /// [`Self::path_derivatives`], with `nodes` only for the free branch nodes (the
-    /// others' columns left zero).
-    fn path_derivatives_among(&self, f: &Forward, nodes: Option<&NodeMask>) -> DMatrix<f64> {
+    /// Every leaf's path factors ([`Forward::path_columns`]), leaf by leaf.
+    fn path_columns(&self, f: &Forward) -> Vec<Vec<Vec<f64>>> {
+        (0..self.layout.leaves)
+            .map(|l| f.path_columns(self.shape.path(l)))
+            .collect()
+    }
+
+    /// [`Self::path_derivatives`] from the leaves' path factors `paths`, with `nodes` only
+    /// for the free branch nodes (the others' columns left zero).
+    fn path_derivatives_among(
+        &self,
+        f: &Forward,
+        paths: &[Vec<Vec<f64>>],
+        nodes: Option<&NodeMask>,
+    ) -> DMatrix<f64> {
         let lay = &self.layout;
         let n = self.x.nrows();
         let depth = self.shape.depth();
         let mut e = DMatrix::zeros(n, lay.leaves * depth);
         let mut others = vec![0.0; n];
-        for l in 0..lay.leaves {
-            let path = self.shape.path(l);
-            let q = f.path_columns(path);
-            for (d, &(t, goes_left)) in path.iter().enumerate() {
+        for (l, q) in paths.iter().enumerate() {
+            for (d, &(t, goes_left)) in self.shape.path(l).iter().enumerate() {
                 if nodes.is_some_and(|m| !m.branches[t]) {
                     continue;
                 }
                 let sign = if goes_left { 1.0 } else { -1.0 };
-                product_except(&q, d, d, &mut others);
+                product_except(q, d, d, &mut others);
                 let d1 = column(&f.d1, t);
                 let out = column_mut(&mut e, l * depth + d);
                 for i in 0..n {
@@ -510,7 +520,8 @@ impl SorctProblem {
         // Second derivatives of Phi in z (per sample, per related pair) and the first
         // derivatives dP_il/dz_it (per sample, per leaf and depth) for the C cross terms.
         let mut h_z = DMatrix::zeros(n, pairs.len());
-        let e = self.path_derivatives_among(f, nodes);
+        let paths = self.path_columns(f);
+        let e = self.path_derivatives_among(f, &paths, nodes);
         let mut pair_of = vec![vec![0usize; depth]; depth * lay.leaves];
         for l in 0..lay.leaves {
             let path = self.shape.path(l);
@@ -528,8 +539,7 @@ impl SorctProblem {
         let leaves =
             (0..lay.leaves).filter(|&l| self.shape.path(l).iter().any(|&(t, _)| branch_free(t)));
         for l in leaves {
-            let path = self.shape.path(l);
-            let q = f.path_columns(path);
+            let (path, q) = (self.shape.path(l), &paths[l]);
             // Each row's cost at leaf l: v_il + sum_k w_ik C_kl, added in class order.
             match reach_weights {
                 Some(v) => cost.copy_from_slice(column(v, l)),
@@ -548,7 +558,7 @@ impl SorctProblem {
                 }
                 let s_d = if left_d { 1.0 } else { -1.0 };
                 let (d1_t, d2_t) = (column(&f.d1, t), column(&f.d2, t));
-                product_except(&q, d, d, &mut others);
+                product_except(q, d, d, &mut others);
                 let out = column_mut(&mut h_z, pair_of[l * depth + d][d]);
                 for i in 0..n {
                     // A zero cost adds a zero term: skipped, as a sum of zeros adds nothing.
@@ -563,7 +573,7 @@ impl SorctProblem {
                     }
                     let s_d2 = if left_d2 { 1.0 } else { -1.0 };
                     let d1_u = column(&f.d1, u);
-                    product_except(&q, d, d2, &mut others);
+                    product_except(q, d, d2, &mut others);
                     let out = column_mut(&mut h_z, pair_of[l * depth + d][d2]);
                     for i in 0..n {
                         if cost[i] != 0.0 {
