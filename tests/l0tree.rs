@@ -421,12 +421,12 @@ fn the_best_point_moves_onto_a_folds_rows() {
         let point = config.random_start(&split, &mut ChaCha8Rng::seed_from_u64(3));
         let moved = config.point_on_rows(&fold, &point);
         assert_eq!(moved.len(), fold.num_variables(), "{leaf_probabilities:?}");
-        let kept = fold.num_variables()
-            - if leaf_probabilities == LeafProbabilities::Explicit {
-                30 * 4
-            } else {
-                0
-            };
+        // The explicit P_il come last: one per fold row (30) and leaf (4 at depth 2).
+        let reach_variables = match leaf_probabilities {
+            LeafProbabilities::Explicit => 30 * 4,
+            LeafProbabilities::Substituted => 0,
+        };
+        let kept = fold.num_variables() - reach_variables;
         assert_eq!(moved[..kept], point[..kept], "{leaf_probabilities:?}");
         let mut g = vec![0.0; fold.num_constraints()];
         fold.constraints(&moved, &mut g);
