@@ -409,6 +409,11 @@ fn negative_time_limit_iteration_limit_or_lambda() {
             "lambda_global must be a finite number >= 0, got inf",
         ),
         (
+            "name = \"l0tree\"\ndepth = 1\ngamma = -1.0",
+            IPOPT,
+            "l0tree: gamma must be positive, got -1",
+        ),
+        (
             "name = \"loss_tree\"\ndepth = 1\nloss = \"misclassification\"\nepsilon = 1e-9",
             "[solver]\nname = \"highs\"",
             "is too small against big-M",

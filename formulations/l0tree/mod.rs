@@ -231,6 +231,15 @@ pub fn info() -> FormulationInfo {
     }
 }
 
+/// An error of the inner S-ORCT config's checks, named as l0tree's own: the parameters it
+/// checks are l0tree's keys.
+fn as_l0tree(e: GlassboxError) -> GlassboxError {
+    match e {
+        GlassboxError::Formulation { message, .. } => GlassboxError::formulation(NAME, message),
+        other => other,
+    }
+}
+
 impl L0TreeConfig {
     /// The inner S-ORCT config: same tree, costs, rho and starts, no l1 / l-infinity terms.
     fn inner_config(&self) -> SorctConfig {
@@ -300,9 +309,7 @@ impl L0TreeConfig {
 
     /// Checks the parameters and resolves them for `p` features and `classes` classes.
     pub fn resolve(&self, p: usize, classes: usize) -> Result<L0Params> {
-        self.inner_config()
-            .resolve(p, classes)
-            .map_err(|e| GlassboxError::formulation(NAME, e.to_string()))?;
+        self.inner_config().resolve(p, classes).map_err(as_l0tree)?;
         self.concave()?;
         let lambda_local = self
             .lambda_local_log2
@@ -336,7 +343,10 @@ impl L0TreeConfig {
         classes: usize,
     ) -> Result<L0TreeProblem> {
         let mut params = self.resolve(x.ncols(), classes)?;
-        let inner = self.inner_config().problem(x, y, classes)?;
+        let inner = self
+            .inner_config()
+            .problem(x, y, classes)
+            .map_err(as_l0tree)?;
         // The inner problem's gamma is the one solved (split_scale may have raised it); the
         // penalty then applies to the coefficients scaled by the same factor, so that a
         // lambda means what it means at the configured gamma (see `Concave`).
@@ -441,7 +451,10 @@ impl NlpClassifierFormulation for L0TreeConfig {
 
     fn check(&self, features: usize, classes: usize) -> Result<()> {
         self.resolve(features, classes)?;
-        self.inner_config().cost_matrix(classes).map(|_| ())
+        self.inner_config()
+            .cost_matrix(classes)
+            .map(|_| ())
+            .map_err(as_l0tree)
     }
 
     fn selection_folds(&self) -> usize {
