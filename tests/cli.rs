@@ -1,6 +1,6 @@
 //! The `glassbox` command end to end: bad input gives one clear error line, a non-zero
 //! exit and no results file; a time limit is honoured with a time-limit status; a saved
-//! model predicts.
+//! model predicts; output into a closed pipe ends the process quietly.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -414,4 +414,24 @@ fn cct_without_torch_is_a_clear_error() {
     );
     let (output, out, _d) = run_config(&config);
     assert_clean_failure(&output, &out, &["cct", "torch"]);
+}
+
+/// Output into a pipe whose reader has gone (`glassbox formulations | head`) ends the
+/// process by SIGPIPE, quietly, as it ends any Unix tool; it used to panic in `println!`
+/// with a backtrace and exit 101.
+#[cfg(unix)]
+#[test]
+fn a_closed_pipe_ends_the_listing_quietly() {
+    use std::os::unix::process::ExitStatusExt;
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    let output = Command::new(env!("CARGO_BIN_EXE_glassbox"))
+        .arg("formulations")
+        .stdout(writer)
+        .stderr(std::process::Stdio::piped())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert_eq!(output.status.signal(), Some(libc::SIGPIPE), "{stderr}");
 }

@@ -265,6 +265,14 @@ enum PlotCommand {
 /// failure.
 pub fn main_with(registry: Registry) {
     crate::allocator::keep_freed_memory();
+    // A reader that stops early (`glassbox formulations | head`) ends the process quietly,
+    // as it ends any Unix tool, where Rust's ignored SIGPIPE made `println!` panic. Every
+    // command prints after its files are written (`run` its table), so none is cut short.
+    #[cfg(unix)]
+    // SAFETY: restoring a signal's default disposition before any other thread exists.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     let cli = Cli::parse();
     if let Err(e) = dispatch(cli.command, Arc::new(registry)) {
         eprintln!("error: {}", format!("{e:#}").replace('\n', " "));
