@@ -510,3 +510,42 @@ fn selection_polished_returns_the_tree_optimized_from_cart() {
         "{summary}"
     );
 }
+
+/// The choice returns a greedy tree kept as it is only where it meets the constraints the
+/// user set on the training rows: CART's depth-2 tree on haberman gets fewer than half of
+/// the minority class right, so with rho = 0.5 for both classes it is no candidate (it was
+/// returned, and saved, before).
+#[test]
+fn the_choice_does_not_return_a_cart_tree_that_breaks_rho() {
+    let records = run(
+        "haberman.csv",
+        "name = \"sorct\"\ndepth = 2\nrho = [0.5, 0.5]",
+    );
+    let kept = selected(&records);
+    assert_eq!(kept.origin.as_deref(), Some("selection (optimized)"));
+    assert!(
+        kept.raw_status
+            .contains("the cart tree kept as it is breaks the problem's constraints"),
+        "{}",
+        kept.raw_status
+    );
+}
+
+/// ... nor S-ORRT's CART tree that breaks the fairness constraint (6) of the shipped
+/// example (mean prediction gap at most 0.3 on the tracts above B's third quartile).
+#[test]
+fn the_choice_does_not_return_a_cart_tree_that_breaks_fairness() {
+    let records = run(
+        "boston_housing.csv",
+        "name = \"sorrt\"\ndepth = 2\n[formulation.fairness]\n\
+         group = { column = \"x12\", above_quantile = 0.75 }\nmean_prediction_gap = 0.3",
+    );
+    let kept = selected(&records);
+    assert_eq!(kept.origin.as_deref(), Some("selection (optimized)"));
+    assert!(
+        kept.raw_status
+            .contains("the cart tree kept as it is breaks the problem's constraints"),
+        "{}",
+        kept.raw_status
+    );
+}

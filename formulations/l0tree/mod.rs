@@ -567,6 +567,10 @@ impl NlpClassifierFormulation for L0TreeConfig {
         }
     }
 
+    fn meets_constraints(&self, problem: &L0TreeProblem, predicted: &[usize]) -> bool {
+        problem.inner.meets_performance(predicted)
+    }
+
     fn warm_start(
         &self,
         model: &L0TreeModel,

@@ -592,6 +592,10 @@ impl NlpClassifierFormulation for SorctConfig {
             .kept_as_greedy(problem)
     }
 
+    fn meets_constraints(&self, problem: &SorctProblem, predicted: &[usize]) -> bool {
+        problem.meets_performance(predicted)
+    }
+
     fn warm_start(
         &self,
         model: &SorctModel,

@@ -707,6 +707,21 @@ impl SorctProblem {
         }
     }
 
+    /// Whether a tree that predicts `predicted` on the training rows meets the performance
+    /// constraints (8): of each class k with rho_k > 0, at least rho_k |I_k| rows right. For
+    /// a deterministic tree the expected count of (8) is the count.
+    pub(crate) fn meets_performance(&self, predicted: &[usize]) -> bool {
+        self.rho_rows.iter().all(|&(k, rhs)| {
+            let right = self
+                .y
+                .iter()
+                .zip(predicted)
+                .filter(|(&y, &p)| y == k && p == k)
+                .count();
+            right as f64 >= rhs
+        })
+    }
+
     /// W_{y_i k} / N (N x K), the weights of the misclassification cost.
     pub(crate) fn objective_weights(&self) -> &DMatrix<f64> {
         &self.objective_weights

@@ -121,6 +121,10 @@ pub const DEFAULT_LEAF_RIDGE: f64 = 1e-3;
 /// The default of [`SorrtConfig::selection_folds`].
 pub const DEFAULT_SELECTION_FOLDS: usize = 5;
 
+/// How far a greedy tree kept as it is may be outside a user's constraint and still be
+/// kept by the cross-validated choice (the feasibility the solves are held to).
+const KEPT_TREE_TOLERANCE: f64 = 1e-6;
+
 /// The parameters of S-ORRT as written in the `[formulation]` table of a config.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -772,6 +776,10 @@ impl NlpRegressorFormulation for SorrtConfig {
 
     fn greedy_kept(&self, problem: &SorrtProblem, point: &[f64]) -> Vec<f64> {
         ridge::refit_leaves(problem, point, self.leaf_ridge).unwrap_or_else(|| point.to_vec())
+    }
+
+    fn meets_constraints(&self, problem: &SorrtProblem, point: &[f64]) -> bool {
+        problem.meets_user_constraints(point, KEPT_TREE_TOLERANCE)
     }
 
     fn greedy_starts(&self, problem: &SorrtProblem) -> Vec<GreedyStart> {

@@ -776,6 +776,20 @@ impl SorrtProblem {
         self.layout.beta_links().map_or(0, |b| b.rows())
     }
 
+    /// Whether the tree at `x` meets the constraints the user set (Section 2.4's rows and
+    /// the minimum leaf size) on the training rows, to `tolerance`. The rows of (4), which
+    /// tie beta to the coefficients, are left out: they constrain a variable, not the tree.
+    pub(crate) fn meets_user_constraints(&self, x: &[f64], tolerance: f64) -> bool {
+        let first = self.beta_rows();
+        if self.num_constraints() == first {
+            return true;
+        }
+        let mut g = vec![0.0; self.num_constraints()];
+        self.constraints(x, &mut g);
+        let (lower, upper) = self.constraint_bounds();
+        (first..g.len()).all(|r| g[r] >= lower[r] - tolerance && g[r] <= upper[r] + tolerance)
+    }
+
     /// The NLP columns a smooth row's Jacobian covers (every real smooth-backed variable).
     fn smooth_columns(&self) -> usize {
         self.layout.beta_at

@@ -215,6 +215,15 @@ pub trait NlpClassifierFormulation {
     ) -> Self::Model {
         self.model(problem, point, scaler, classes, encoding)
     }
+    /// Whether a tree that predicts the classes `predicted` on the problem's training rows
+    /// (in its row order) meets the constraints the user set on the problem (S-ORCT's and
+    /// l0tree's per-class performance constraints (8), `rho`). The choice of
+    /// [`Self::selection_folds`] keeps a greedy tree as it is only where it does: one that
+    /// breaks them is no solution of the problem posed. True by default (no such
+    /// constraints).
+    fn meets_constraints(&self, _problem: &Self::Problem, _predicted: &[usize]) -> bool {
+        true
+    }
     /// Whether [`NlpClassifierFormulation::node_blocks`] gives the problem's tree nodes, so a
     /// config may train it by node-based decomposition (`[decomposition]`).
     fn decomposable(&self) -> bool {
@@ -308,6 +317,13 @@ pub trait NlpRegressorFormulation {
     /// [`Self::selection_folds`]): the start's point by default (S-ORRT refits its leaves).
     fn greedy_kept(&self, _problem: &Self::Problem, point: &[f64]) -> Vec<f64> {
         point.to_vec()
+    }
+    /// Whether the tree at `point` (a greedy start kept, [`Self::greedy_kept`]) meets the
+    /// constraints the user set on the problem (S-ORRT's cost-sensitive and fairness
+    /// constraints, its minimum leaf size) on the training rows. The choice of
+    /// [`Self::selection_folds`] keeps a greedy tree only where it does. True by default.
+    fn meets_constraints(&self, _problem: &Self::Problem, _point: &[f64]) -> bool {
+        true
     }
     /// Solves `problem` from the start in `options` (its warm start) with `solver`: one solve
     /// by default. A formulation may solve a sequence of problems instead (a continuation);

@@ -655,6 +655,15 @@ struct SummaryLine {
     solve_seconds: f64,
     #[serde(default)]
     lock_wait_seconds: Option<f64>,
+    #[serde(default)]
+    origin: Option<String>,
+}
+
+impl SummaryLine {
+    /// Whether it is a cross-validated choice's line, not a start's solve.
+    fn is_selection(&self) -> bool {
+        super::record::is_selection_origin(self.origin.as_deref())
+    }
 }
 
 fn summary_lines(done: &Done) -> Vec<SummaryLine> {
@@ -756,15 +765,15 @@ pub fn summary(manifest: &Manifest, done: &Done) -> String {
         let (mut acc, mut dl, mut dg, mut best, mut range, mut share, mut secs) =
             (vec![], vec![], vec![], vec![], vec![], vec![], vec![]);
         for starts in splits.values() {
-            let objectives: Vec<f64> = starts
-                .iter()
-                .map(|l| l.objective.unwrap_or(f64::NAN))
-                .collect();
+            // The spread and the seconds are the starts' (a choice's line holds the tree it
+            // kept and the time of its folds).
+            let solves = || starts.iter().filter(|l| !l.is_selection());
+            let objectives: Vec<f64> = solves().map(|l| l.objective.unwrap_or(f64::NAN)).collect();
             let (b, r, _, s) = spread(&objectives);
             best.push(b);
             range.push(r);
             share.push(s);
-            secs.extend(starts.iter().map(|l| l.solve_seconds));
+            secs.extend(solves().map(|l| l.solve_seconds));
             if let Some(sel) = starts.iter().find(|l| l.selected) {
                 acc.push(sel.test_accuracy.or(sel.test_r2).unwrap_or(f64::NAN));
                 dl.push(sel.delta_local.unwrap_or(f64::NAN));
@@ -793,7 +802,10 @@ pub fn summary(manifest: &Manifest, done: &Done) -> String {
          1e-6 of the best): multistart spread, mean over splits)"
     );
     out.push_str(&super::solves_line(
-        lines.iter().map(|l| (l.solve_seconds, l.status.as_str())),
+        lines
+            .iter()
+            .filter(|l| !l.is_selection())
+            .map(|l| (l.solve_seconds, l.status.as_str())),
     ));
     let waits: Vec<f64> = lines.iter().filter_map(|l| l.lock_wait_seconds).collect();
     // (+ 0.0: an empty f64 sum is -0.0)

@@ -127,13 +127,17 @@ pub struct MilpStats {
     pub integrality_tolerance: Option<f64>,
 }
 
+/// Whether a results line of origin `origin` is the line a cross-validated choice adds
+/// after a split's starts ([`SolveRecord::is_selection`]).
+pub(crate) fn is_selection_origin(origin: Option<&str>) -> bool {
+    origin.is_some_and(|o| o.starts_with("selection ("))
+}
+
 impl SolveRecord {
     /// Whether this is the line a cross-validated choice (`selection_folds`) adds after a
     /// split's starts, rather than the line of one start's solve.
     pub fn is_selection(&self) -> bool {
-        self.origin
-            .as_deref()
-            .is_some_and(|o| o.starts_with("selection ("))
+        is_selection_origin(self.origin.as_deref())
     }
 
     /// The record of one solve on split `split` (seeded `split_seed`, `n_train` and

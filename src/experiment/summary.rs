@@ -182,7 +182,11 @@ fn regression_table(records: &[SolveRecord]) -> String {
     let mut bounds = None;
     for s in &splits {
         let of_split: Vec<&SolveRecord> = records.iter().filter(|r| r.split == *s).collect();
-        let secs: Vec<f64> = of_split.iter().map(|r| r.solve_seconds).collect();
+        let secs: Vec<f64> = of_split
+            .iter()
+            .filter(|r| !r.is_selection())
+            .map(|r| r.solve_seconds)
+            .collect();
         let Some(sel) = of_split.iter().find(|r| r.selected) else {
             let _ = writeln!(out, "{s:>5} no start returned a solution");
             continue;
@@ -229,8 +233,12 @@ fn regression_table(records: &[SolveRecord]) -> String {
         );
     }
     out.push_str(&solves_line(
-        records.iter().map(|r| (r.solve_seconds, r.status.as_str())),
+        records
+            .iter()
+            .filter(|r| !r.is_selection())
+            .map(|r| (r.solve_seconds, r.status.as_str())),
     ));
+    out.push_str(&choice_line(records));
     out
 }
 

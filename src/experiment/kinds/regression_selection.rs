@@ -5,8 +5,10 @@
 //! solved on the other rows, and every training row is predicted by the fold's
 //! best-objective tree and by the fold's greedy trees kept as they are. The greedy tree of
 //! all the training rows is returned unless the optimized trees' squared errors are lower
-//! by more than one standard error of the paired differences ([`clearly_lower`]); otherwise
-//! the multistart's best objective is. Either way one line is added and selected: the
+//! by more than one standard error of the paired differences ([`clearly_lower`]), or it
+//! breaks the problem's constraints on those rows (fairness, cost-sensitivity, the minimum
+//! leaf size: it would be no solution of the problem posed); otherwise the multistart's
+//! best objective is. Either way one line is added and selected: the
 //! returned tree's, carrying the folds' mean squared errors and the paired difference with
 //! its standard error in `raw_status`, and the folds' iterations and seconds.
 //!
@@ -105,9 +107,27 @@ where
             .map(|(_, e)| paired_difference(&errors.optimized, e))
             .collect();
         let rows = errors.optimized.len();
+        // The greedy trees of all the training rows kept as they are; one that breaks the
+        // problem's constraints on those rows (fairness, cost-sensitivity) is no candidate.
+        let kept_points: Vec<Vec<f64>> = f
+            .greedy_starts(&prepared.problem)
+            .iter()
+            .map(|start| f.greedy_kept(&prepared.problem, &start.point))
+            .collect();
+        let eligible = |g: usize| f.meets_constraints(&prepared.problem, &kept_points[g]);
         let kept = (0..errors.greedy.len())
-            .filter(|&g| !clearly_lower(gains[g], rows))
+            .filter(|&g| eligible(g) && !clearly_lower(gains[g], rows))
             .min_by(|&a, &b| mean(&errors.greedy[a].1).total_cmp(&mean(&errors.greedy[b].1)));
+        let breaking_note: String = (0..errors.greedy.len())
+            .filter(|&g| !eligible(g))
+            .map(|g| {
+                format!(
+                    "; the {} tree kept as it is breaks the problem's constraints on the \
+                     training rows, so it is not chosen",
+                    errors.greedy[g].0
+                )
+            })
+            .collect();
         let mses: Vec<String> =
             std::iter::once(format!("optimized {:.6}", mean(&errors.optimized)))
                 .chain(errors.greedy.iter().zip(&gains).map(
@@ -121,20 +141,19 @@ where
                 ))
                 .collect();
         let summary = format!(
-            "{folds}-fold selection, mean squared error on the held-out rows: {}",
+            "{folds}-fold selection, mean squared error on the held-out rows: {}{breaking_note}",
             mses.join(", ")
         );
         let seconds = started.elapsed().as_secs_f64();
         let (record, model) = match kept {
             Some(g) => {
-                let greedy = f.greedy_starts(&prepared.problem).swap_remove(g);
-                let point = f.greedy_kept(&prepared.problem, &greedy.point);
-                let model = self.model_at(prepared, data, d, &point);
+                let point = &kept_points[g];
+                let model = self.model_at(prepared, data, d, point);
                 let record = multistart::kept_greedy_line(
                     &ran.records[best_start],
                     &summary,
-                    greedy.origin,
-                    prepared.problem.objective(&point),
+                    errors.greedy[g].0,
+                    prepared.problem.objective(point),
                     errors.iterations,
                     seconds,
                 );

@@ -9,7 +9,9 @@
 //! axis-aligned tree before S-ORCT's oblique TAO tree, which `tao_start` adds) of all the
 //! training rows is returned unless the optimized trees are more accurate than it by more
 //! than one standard error (the formulation's `selection_margin` of them)
-//! ([`clearly_better`], [`choose`]); otherwise the multistart's best objective is. With
+//! ([`clearly_better`], [`choose`]); otherwise the multistart's best objective is. A
+//! greedy tree that breaks the problem's constraints on the training rows (`rho`) is no
+//! candidate ([`choose_among`]): it would be no solution of the problem posed. With
 //! `selection_polished` the tree the multistart optimized from the chosen greedy start is
 //! judged between the two (each fold's solve from that start gives its fold tree). Either
 //! way one line is added and selected: the returned tree's, carrying the folds' accuracies
@@ -117,7 +119,6 @@ where
         let polished_right: Vec<&[bool]> = votes.greedy.iter().map(|g| &g.polished[..]).collect();
         let margin = f.selection_margin();
         let polished = f.selection_polished().then_some(&polished_right[..]);
-        let mut kept = choose(&votes.optimized, &greedy_right, polished, margin);
         // The tree optimized from greedy start g on all the training rows: the multistart's
         // line of that start; where that solve returned nothing, the two-way choice.
         let polished_start = |g: usize| {
@@ -125,10 +126,48 @@ where
                 r.origin.as_deref() == Some(votes.greedy[g].origin) && r.objective.is_some()
             })
         };
-        if let Kept::Polished(g) = kept {
-            if polished_start(g).is_none() {
-                kept = choose(&votes.optimized, &greedy_right, None, margin);
+        let decide = |eligible: &[bool]| match choose_among(
+            &votes.optimized,
+            &greedy_right,
+            polished,
+            eligible,
+            margin,
+        ) {
+            Kept::Polished(g) if polished_start(g).is_none() => {
+                choose_among(&votes.optimized, &greedy_right, None, eligible, margin)
             }
+            kept => kept,
+        };
+        let train = d.rows(&split.train);
+        let mut eligible = vec![true; votes.greedy.len()];
+        let mut kept = decide(&eligible);
+        // The chosen greedy start on all the training rows (none where, as TAO may, it failed
+        // there), and its tree kept as it is: kept only where it meets the problem's
+        // constraints on those rows (`rho`), else the choice is made again without it.
+        let mut all_rows_greedy = None;
+        let mut kept_greedy = None;
+        let mut breaking = Vec::new();
+        while let Kept::Greedy(g) = kept {
+            let starts = all_rows_greedy.get_or_insert_with(|| {
+                f.greedy_starts(&prepared.problem, &*solver, &config.solver.options)
+            });
+            let Some(start) = starts.iter().find(|s| s.origin == votes.greedy[g].origin) else {
+                break;
+            };
+            let model = f.greedy_model(
+                &prepared.problem,
+                &start.point,
+                prepared.scaler.clone(),
+                d.classes.clone(),
+                d.encoding.clone(),
+            );
+            if f.meets_constraints(&prepared.problem, &model.predict(&train.x)) {
+                kept_greedy = Some((g, start.clone(), model));
+                break;
+            }
+            breaking.push(votes.greedy[g].origin);
+            eligible[g] = false;
+            kept = decide(&eligible);
         }
         // With each greedy tree's accuracy, the rows only the optimized trees and only it got
         // right (n_a, n_b of `clearly_better`), from which any margin can be read afterwards;
@@ -170,29 +209,22 @@ where
         } else {
             format!(" (margin {margin} standard errors)")
         };
+        let breaking_note: String = breaking
+            .iter()
+            .map(|origin| {
+                format!(
+                    "; the {origin} tree kept as it is breaks the problem's constraints on the \
+                     training rows, so it is not chosen"
+                )
+            })
+            .collect();
         let summary = format!(
-            "{folds}-fold selection{fold_starts_note}{fold_solves_note}{margin_note}, accuracy on the held-out rows: {}",
+            "{folds}-fold selection{fold_starts_note}{fold_solves_note}{margin_note}, accuracy on the held-out rows: {}{breaking_note}",
             accuracies.join(", ")
         );
         let seconds = started.elapsed().as_secs_f64();
-        // A greedy start on all the training rows (none where, as TAO may, it failed there).
-        let kept_greedy = match kept {
-            Kept::Greedy(g) => f
-                .greedy_starts(&prepared.problem, &*solver, &config.solver.options)
-                .into_iter()
-                .find(|start| start.origin == votes.greedy[g].origin)
-                .map(|start| (g, start)),
-            _ => None,
-        };
         let (record, model) = match (kept, kept_greedy) {
-            (Kept::Greedy(_), Some((g, greedy))) => {
-                let model = f.greedy_model(
-                    &prepared.problem,
-                    &greedy.point,
-                    prepared.scaler.clone(),
-                    d.classes.clone(),
-                    d.encoding.clone(),
-                );
+            (Kept::Greedy(_), Some((g, greedy, model))) => {
                 let record = SolveRecord {
                     validation_accuracy: Some(share(&votes.greedy[g].kept)),
                     ..multistart::kept_greedy_line(
@@ -204,7 +236,6 @@ where
                         seconds,
                     )
                 };
-                let train = d.rows(&split.train);
                 let test = d.rows(&split.test);
                 (self.measured(record, &model, &train, &test), model)
             }
@@ -388,6 +419,25 @@ fn choose(
     }
 }
 
+/// [`choose`] among the greedy starts marked `eligible` (with the trees optimized from
+/// them): the others are no candidates. With every start eligible, `choose` itself.
+fn choose_among(
+    optimized: &[bool],
+    greedy: &[&[bool]],
+    polished: Option<&[&[bool]]>,
+    eligible: &[bool],
+    margin: f64,
+) -> Kept {
+    let index: Vec<usize> = (0..greedy.len()).filter(|&g| eligible[g]).collect();
+    let greedy_in: Vec<&[bool]> = index.iter().map(|&g| greedy[g]).collect();
+    let polished_in: Option<Vec<&[bool]>> = polished.map(|p| index.iter().map(|&g| p[g]).collect());
+    match choose(optimized, &greedy_in, polished_in.as_deref(), margin) {
+        Kept::Greedy(i) => Kept::Greedy(index[i]),
+        Kept::Polished(i) => Kept::Polished(index[i]),
+        Kept::Optimized => Kept::Optimized,
+    }
+}
+
 /// The share of `true` in `right` (an accuracy, from which rows a model got right).
 fn share(right: &[bool]) -> f64 {
     right.iter().filter(|&&ok| ok).count() as f64 / right.len().max(1) as f64
@@ -485,6 +535,45 @@ mod tests {
         );
         // Nothing to choose from: the optimized tree.
         assert_eq!(choose(&rows("1"), &[], None, 1.0), Kept::Optimized);
+    }
+
+    #[test]
+    fn a_greedy_tree_that_is_not_eligible_is_no_candidate() {
+        let cart = rows("1111100000");
+        let tao = rows("1111110000");
+        let optimized = rows("1111110000");
+        let greedy = [&cart[..], &tao[..]];
+        // Every start eligible: as `choose`.
+        assert_eq!(
+            choose_among(&optimized, &greedy, None, &[true, true], 1.0),
+            choose(&optimized, &greedy, None, 1.0)
+        );
+        assert_eq!(
+            choose_among(&optimized, &greedy, None, &[true, true], 1.0),
+            Kept::Greedy(1)
+        );
+        // TAO's tree out: CART's, by its index among all the greedy starts.
+        assert_eq!(
+            choose_among(&optimized, &greedy, None, &[true, false], 1.0),
+            Kept::Greedy(0)
+        );
+        // CART's out: TAO's keeps its index.
+        assert_eq!(
+            choose_among(&optimized, &greedy, None, &[false, true], 1.0),
+            Kept::Greedy(1)
+        );
+        // None eligible: the optimized tree, however it compares.
+        assert_eq!(
+            choose_among(&rows("0000000000"), &greedy, None, &[false, false], 1.0),
+            Kept::Optimized
+        );
+        // The tree optimized from an eligible start keeps that start's index.
+        let polished = rows("1111111110");
+        let polished_of = [&polished[..], &polished[..]];
+        assert_eq!(
+            choose_among(&optimized, &greedy, Some(&polished_of), &[false, true], 1.0),
+            Kept::Polished(1)
+        );
     }
 
     #[test]
