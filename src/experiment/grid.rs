@@ -531,7 +531,14 @@ fn parse_block(
             ms.remove("seed");
         }
     }
-    let formulation_axes = take_formulation_axes(common, order, &mut doc).map_err(&bad)?;
+    // Whether a formulation list is an axis is probed by parsing the config; with a solver
+    // axis the probe names the first solver, as its first cell does.
+    let first_solver = axes
+        .iter()
+        .find(|a| a.section == AxisSection::Solver)
+        .map(|a| a.values[0].clone());
+    let formulation_axes =
+        take_formulation_axes(common, order, &mut doc, first_solver).map_err(&bad)?;
     axes.extend(formulation_axes);
     if *common.protocol != Protocol::Holdout {
         check_protocol(&doc, common.protocol).map_err(&bad)?;
@@ -685,6 +692,7 @@ fn take_formulation_axes(
     common: &BlockCommon<'_>,
     order: &[String],
     doc: &mut toml::Table,
+    first_solver: Option<toml::Value>,
 ) -> std::result::Result<Vec<Axis>, String> {
     let grid = match doc.remove("grid") {
         Some(toml::Value::Table(t)) => t,
@@ -709,6 +717,11 @@ fn take_formulation_axes(
                 // (rho, costs); otherwise each element is a value of an axis.
                 let alone = |v: toml::Value| {
                     let mut probe = doc.clone();
+                    if let (Some(name), Some(toml::Value::Table(solver))) =
+                        (&first_solver, probe.get_mut("solver"))
+                    {
+                        solver.insert("name".into(), name.clone());
+                    }
                     let mut f = toml::Table::new();
                     f.insert("name".into(), formulation["name"].clone());
                     f.insert(key.clone(), v);
@@ -993,6 +1006,25 @@ name = "ipopt"
             e.cells.iter().map(|c| &c.fingerprint).collect();
         assert_eq!(fps.len(), e.cells.len());
         assert_eq!(e.grid_values(&e.cells[0])["lambda_local_log2"], "-inf");
+    }
+
+    /// A solver list multiplies with a formulation list (the list was taken as the
+    /// parameter's value: the probe that tells an axis from a list-valued parameter parsed
+    /// the config without a solver name, and failed either way).
+    #[test]
+    fn a_solver_list_and_a_formulation_list_make_their_product() {
+        let both = BASE.replace("name = \"ipopt\"", "name = [\"ipopt\", \"lbfgs\"]");
+        let e = Experiment::parse(Path::new("x.toml"), &both).unwrap();
+        let labels: Vec<&str> = e.axes.iter().map(|a| a.label()).collect();
+        assert_eq!(labels.len(), 3, "{labels:?}");
+        assert!(labels.contains(&"gamma"), "{labels:?}");
+        assert_eq!(e.cells.len(), 2 * 4 * 2);
+        let solvers: std::collections::BTreeSet<&str> = e
+            .cells
+            .iter()
+            .map(|c| c.config.solver.name.as_str())
+            .collect();
+        assert_eq!(solvers.len(), 2);
     }
 
     #[test]
