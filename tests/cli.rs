@@ -435,3 +435,42 @@ fn a_closed_pipe_ends_the_listing_quietly() {
     assert!(!stderr.contains("panicked"), "{stderr}");
     assert_eq!(output.status.signal(), Some(libc::SIGPIPE), "{stderr}");
 }
+
+/// A run that fails on its first split (here a warm start from a model of another depth,
+/// found only when the split's problem is built) leaves no folder behind, so the corrected
+/// rerun is not refused; `--force`d over an earlier run, it leaves that run as it was.
+#[test]
+fn a_run_that_fails_on_its_first_split_leaves_nothing_behind() {
+    let iris = shared("iris.csv");
+    let (first, out, dir) = run_config(&config(
+        &format!("path = \"{iris}\""),
+        "depth = 2\nselection_folds = 0",
+        "",
+    ));
+    assert!(first.status.success(), "{first:?}");
+    let model = out.join("models/split-0.json");
+    let results = std::fs::read_to_string(out.join("results.jsonl")).unwrap();
+    let deeper = format!(
+        "{}warm_start = \"{}\"\n",
+        config(&format!("path = \"{iris}\""), "depth = 3", ""),
+        model.display()
+    );
+    let (failed, fresh, _d) = run_config(&deeper);
+    assert_clean_failure(&failed, &fresh, &["cannot warm start", "depth 3"]);
+    assert!(!fresh.exists(), "the failed run left {}", fresh.display());
+    let path = dir.path().join("deeper.toml");
+    std::fs::write(&path, &deeper).unwrap();
+    let forced = glassbox(&[
+        "run",
+        path.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--force",
+    ]);
+    assert!(!forced.status.success());
+    assert_eq!(
+        std::fs::read_to_string(out.join("results.jsonl")).unwrap(),
+        results
+    );
+    assert!(model.exists());
+}

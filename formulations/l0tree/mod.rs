@@ -577,7 +577,11 @@ impl NlpClassifierFormulation for L0TreeConfig {
         problem: &L0TreeProblem,
         scaler: &MinMaxScaler,
     ) -> Result<Vec<f64>> {
-        Ok(problem.lift(&model.tree.start_point(&problem.inner, scaler)?))
+        let inner = model
+            .tree
+            .start_point(&problem.inner, scaler)
+            .map_err(as_l0tree)?;
+        Ok(problem.lift(&inner))
     }
 
     fn load_model(&self, path: &Path) -> Result<L0TreeModel> {

@@ -80,50 +80,77 @@ pub fn run_until(
             break;
         }
         let model_path = writer.models_dir.join(format!("split-{}.json", split.id));
-        let unit = formulation.run(
-            &config,
-            &data,
-            split,
-            &UnitCarry {
-                previous: None,
-                stop: &stopped,
-                model_path: Some(&model_path),
-                progress: &bar,
-            },
-        )?;
-        if unit.interrupted {
-            break;
+        let unit = formulation
+            .run(
+                &config,
+                &data,
+                split,
+                &UnitCarry {
+                    previous: None,
+                    stop: &stopped,
+                    model_path: Some(&model_path),
+                    progress: &bar,
+                },
+            )
+            .and_then(|unit| match unit.interrupted {
+                true => Ok(None),
+                false => writer.write(unit.records).map(Some),
+            });
+        match unit {
+            Ok(Some(())) => done += 1,
+            Ok(None) => break,
+            Err(e) => {
+                bar.finish_and_clear();
+                return Err(writer.abandon(e));
+            }
         }
-        writer.write(unit.records)?;
-        done += 1;
     }
     bar.finish_and_clear();
-    Ok(writer.finish(done, splits.len(), done < splits.len()))
+    writer.finish(done, splits.len(), done < splits.len())
 }
 
 /// What a run writes as it goes: the out folder, its `models` folder and `results.jsonl`
-/// (one flushed JSON line per solve); it keeps the records for the [`RunOutcome`].
+/// (one flushed JSON line per solve); it keeps the records for the [`RunOutcome`]. The
+/// results file is created (a `--force`d one replaced) with the first split's lines, so a
+/// run that fails before them leaves an earlier run's folder as it was, and a new folder
+/// not at all ([`Self::abandon`]).
 struct ResultsWriter {
-    file: std::fs::File,
+    file: Option<std::fs::File>,
     results_path: PathBuf,
     models_dir: PathBuf,
+    /// The folders this run created (the out folder, its `models`), innermost first.
+    created: Vec<PathBuf>,
     records: Vec<SolveRecord>,
 }
 
 impl ResultsWriter {
-    /// Creates `out_dir`, its `models` folder and (empty) `results_path`.
+    /// Creates `out_dir` and its `models` folder (the units save their models there).
     fn create(out_dir: &Path, results_path: &Path) -> Result<Self> {
-        std::fs::create_dir_all(out_dir).map_err(|e| GlassboxError::io(out_dir, e))?;
         let models_dir = out_dir.join("models");
-        std::fs::create_dir_all(&models_dir).map_err(|e| GlassboxError::io(&models_dir, e))?;
-        let file =
-            std::fs::File::create(results_path).map_err(|e| GlassboxError::io(results_path, e))?;
+        let mut created = Vec::new();
+        for dir in [out_dir, &models_dir] {
+            if !dir.exists() {
+                std::fs::create_dir_all(dir).map_err(|e| GlassboxError::io(dir, e))?;
+                created.insert(0, dir.to_path_buf());
+            }
+        }
         Ok(Self {
-            file,
+            file: None,
             results_path: results_path.to_path_buf(),
             models_dir,
+            created,
             records: Vec::new(),
         })
+    }
+
+    /// The results file, created (or replaced) on first use.
+    fn file(&mut self) -> Result<&mut std::fs::File> {
+        if self.file.is_none() {
+            let file = std::fs::File::create(&self.results_path)
+                .map_err(|e| GlassboxError::io(&self.results_path, e))?;
+            self.file = Some(file);
+        }
+        Ok(self.file.as_mut().expect("created above"))
     }
 
     /// Appends `records` to `results.jsonl`, one flushed JSON line each.
@@ -132,24 +159,45 @@ impl ResultsWriter {
             let mut line =
                 serde_json::to_string(record).map_err(|e| GlassboxError::Config(e.to_string()))?;
             line.push('\n');
-            self.file
-                .write_all(line.as_bytes())
-                .and_then(|_| self.file.flush())
-                .map_err(|e| GlassboxError::io(&self.results_path, e))?;
+            let path = self.results_path.clone();
+            let file = self.file()?;
+            file.write_all(line.as_bytes())
+                .and_then(|_| file.flush())
+                .map_err(|e| GlassboxError::io(&path, e))?;
         }
         self.records.extend(records);
         Ok(())
     }
 
-    /// The records written and the path of `results.jsonl`.
-    fn finish(self, splits_done: usize, splits: usize, interrupted: bool) -> RunOutcome {
-        RunOutcome {
+    /// The error `e` that ended the run, after removing what the run created if it wrote no
+    /// line: the folders it made, where they are still empty (a results file written in
+    /// part stays, with the whole splits before the error).
+    fn abandon(self, e: GlassboxError) -> GlassboxError {
+        if self.file.is_none() {
+            for dir in &self.created {
+                // Only an empty folder goes (a model another process wrote stays).
+                let _ = std::fs::remove_dir(dir);
+            }
+        }
+        e
+    }
+
+    /// The records written and the path of `results.jsonl` (created empty where no split
+    /// was written, as an interrupted run's).
+    fn finish(
+        mut self,
+        splits_done: usize,
+        splits: usize,
+        interrupted: bool,
+    ) -> Result<RunOutcome> {
+        self.file()?;
+        Ok(RunOutcome {
             records: self.records,
             results_path: self.results_path,
             splits_done,
             splits,
             interrupted,
-        }
+        })
     }
 }
 
