@@ -342,3 +342,24 @@ fn compare_command_on_ipopt_and_lbfgs_runs() {
         "{err}"
     );
 }
+
+/// A solve without a solution writes its sparsities (NaN) as null; `compare` and `plot` read
+/// such lines back (they refused the whole file).
+#[test]
+fn a_line_without_a_solution_reads_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("results.jsonl");
+    std::fs::write(
+        &path,
+        r#"{"dataset":"d","formulation":"oct","solver":"highs","depth":2,"lambda_local":0.0,"lambda_global":null,"gamma":null,"split":0,"split_seed":1,"start":0,"seed":null,"selected":false,"status":"time_limit_no_solution","raw_status":"Time limit reached","objective":null,"delta_local":null,"delta_global":null,"solve_seconds":0.09,"iterations":0,"n_train":427,"n_test":142}
+"#,
+    )
+    .unwrap();
+    let records = glassbox::compare::read_results(&path).unwrap();
+    assert_eq!(records.len(), 1);
+    assert!(records[0].delta_local.is_nan() && records[0].delta_global.is_nan());
+    // And a record with NaN metrics survives the round trip.
+    let line = serde_json::to_string(&records[0]).unwrap();
+    let back: SolveRecord = serde_json::from_str(&line).unwrap();
+    assert!(back.delta_local.is_nan());
+}

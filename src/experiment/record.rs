@@ -60,9 +60,11 @@ pub struct SolveRecord {
     /// Risk-score metrics (ORS, OGRS only).
     #[serde(flatten, default, skip_serializing_if = "Option::is_none")]
     pub risk_score: Option<RiskScoreMetrics>,
-    /// Local sparsity (percent).
+    /// Local sparsity (percent; NaN, written null, without a model).
+    #[serde(deserialize_with = "nan_if_null")]
     pub delta_local: f64,
-    /// Global sparsity (percent).
+    /// Global sparsity (percent; NaN, written null, without a model).
+    #[serde(deserialize_with = "nan_if_null")]
     pub delta_global: f64,
     /// Wall-clock seconds of the solve.
     pub solve_seconds: f64,
@@ -211,17 +213,26 @@ fn is_nan(v: &f64) -> bool {
     v.is_nan()
 }
 
+/// A metric read back: serde_json writes NaN (no model to measure) as null.
+fn nan_if_null<'de, D: serde::Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+    Ok(Option::<f64>::deserialize(d)?.unwrap_or(f64::NAN))
+}
+
 /// The metrics of a regression solve (the `train_r2`, `test_r2`, `train_mse`, `test_mse`
 /// fields of a results line; null when the solve returned no point).
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct RegressionMetrics {
     /// R squared on the training part.
+    #[serde(deserialize_with = "nan_if_null")]
     pub train_r2: f64,
     /// R squared on the test part.
+    #[serde(deserialize_with = "nan_if_null")]
     pub test_r2: f64,
     /// Mean squared error on the training part.
+    #[serde(deserialize_with = "nan_if_null")]
     pub train_mse: f64,
     /// Mean squared error on the test part.
+    #[serde(deserialize_with = "nan_if_null")]
     pub test_mse: f64,
     /// The smallest lambda_L giving the sparsest model on this split's training part, where
     /// the formulation knows it (S-ORRT: Proposition 2).
