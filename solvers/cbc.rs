@@ -316,13 +316,24 @@ impl MilpSolver for CbcSolver {
             let remaining = limit.map(|l| l.saturating_sub(spent));
             report = settle_unbounded_or_infeasible(problem, options, remaining);
         }
-        if let Some(start) = &start {
-            if contradicts_start(original, &report, start) {
-                let spent = clock.elapsed();
-                let remaining = limit.map(|l| l.saturating_sub(spent));
-                report = solve_without_start(problem, options, remaining, report);
+        // Under the user's cutoff a start worse than it is expected to be "lost".
+        let cutoff = options
+            .raw
+            .get("cutoff")
+            .and_then(RawOptionValue::as_number);
+        match (&start, cutoff) {
+            (_, Some(cutoff)) => {
+                report = milp::under_user_cutoff(original, report, "cutoff", cutoff);
             }
-            report = keep_lost_start(original, report, start);
+            (Some(start), None) => {
+                if contradicts_start(original, &report, start) {
+                    let spent = clock.elapsed();
+                    let remaining = limit.map(|l| l.saturating_sub(spent));
+                    report = solve_without_start(problem, options, remaining, report);
+                }
+                report = keep_lost_start(original, report, start);
+            }
+            (None, None) => {}
         }
         Ok(milp::assemble_result(
             NAME,

@@ -294,6 +294,10 @@ impl MilpSolver for HighsSolver {
         if report.raw_status == UNBOUNDED_OR_INFEASIBLE {
             report = settle_unbounded_or_infeasible(problem, options, deadline)?;
         }
+        let bound = options.raw.get("objective_bound");
+        if let Some(cutoff) = bound.and_then(RawOptionValue::as_number) {
+            report = milp::under_user_cutoff(original, report, "objective_bound", cutoff);
+        }
         Ok(milp::assemble_result(
             NAME,
             original,

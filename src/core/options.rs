@@ -24,6 +24,17 @@ pub enum RawOptionValue {
     Str(String),
 }
 
+impl RawOptionValue {
+    /// The value as a number, where it is one (an integer or a real).
+    pub fn as_number(&self) -> Option<f64> {
+        match self {
+            RawOptionValue::Int(i) => Some(*i as f64),
+            RawOptionValue::Float(v) => Some(*v),
+            _ => None,
+        }
+    }
+}
+
 impl std::fmt::Display for RawOptionValue {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {

@@ -27,7 +27,7 @@ mod result;
 pub use presolve::{mip_start, presolve};
 pub use result::{
     assemble_result, feasibility_problem, limit_name, relative_gap, settle_by_feasibility_check,
-    BackendReport,
+    under_user_cutoff, BackendReport,
 };
 
 use crate::{GlassboxError, Result};

@@ -135,6 +135,46 @@ pub fn assemble_result(
     }
 }
 
+/// A backend's answer under a cutoff the user set through a raw option (CBC's `cutoff`,
+/// HiGHS's `objective_bound`): its search looked only at solutions better than `cutoff`,
+/// so "optimal" holds only for a feasible point better than it, and "infeasible" says only
+/// that none is. Any other finished answer becomes the 'other' limit, with the backend's
+/// point where it is feasible (else [`assemble_result`] keeps a feasible MIP start), and
+/// `raw_status` says why. Before, such an answer was taken as proven: a cutoff below the
+/// optimum read "optimal" at a worse point, or "infeasible".
+pub fn under_user_cutoff(
+    problem: &MilpProblem,
+    report: BackendReport,
+    option: &str,
+    cutoff: f64,
+) -> BackendReport {
+    let proven = match report.status {
+        TerminationStatus::Optimal => report.primal.as_deref().is_some_and(|x| {
+            problem.is_feasible(x) && problem.better(problem.objective_value(x), cutoff)
+        }),
+        TerminationStatus::Infeasible => false,
+        _ => return report,
+    };
+    if proven {
+        return report;
+    }
+    let point = report.primal.filter(|x| problem.is_feasible(x));
+    BackendReport {
+        status: match point {
+            Some(_) => TerminationStatus::FeasibleAtLimit(Limit::Other),
+            None => TerminationStatus::NoSolutionAtLimit(Limit::Other),
+        },
+        primal: point,
+        dual_bound: None,
+        raw_status: format!(
+            "{}; under the raw option {option} = {cutoff}, which only a better solution \
+             passes, that proves nothing of the problem",
+            report.raw_status
+        ),
+        ..report
+    }
+}
+
 /// The same problem with a zero objective: what a backend solves to tell "infeasible" from
 /// "unbounded" when it could only say "infeasible or unbounded". If this problem is feasible
 /// and the original's (LP relaxation) is unbounded, the original is unbounded (for rational
@@ -208,6 +248,60 @@ mod tests {
         assert_eq!(relative_gap(Some(0.0), Some(-1.0)), None);
         assert_eq!(relative_gap(Some(1.0), None), None);
         assert_eq!(relative_gap(Some(1.0), Some(f64::NEG_INFINITY)), None);
+    }
+
+    #[test]
+    fn a_user_cutoff_proves_only_what_beats_it() {
+        // max 3a + 2b, a + b <= 1: the optimum is a = 1 at 3.
+        let mut p = MilpProblem::new("k");
+        let a = p.add_binary("a", 3.0);
+        let b = p.add_binary("b", 2.0);
+        p.add_row("cap", -INF, 1.0, vec![(a, 1.0), (b, 1.0)]);
+        p.sense = Sense::Maximize;
+        let answer = |status, primal: Option<Vec<f64>>| BackendReport {
+            status,
+            primal,
+            dual_bound: Some(3.0),
+            iterations: 1,
+            nodes: Some(0),
+            raw_status: "finished".into(),
+        };
+        // "Optimal" at a point better than the cutoff holds.
+        let r = under_user_cutoff(
+            &p,
+            answer(TerminationStatus::Optimal, Some(vec![1.0, 0.0])),
+            "cutoff",
+            2.5,
+        );
+        assert_eq!(r.status, TerminationStatus::Optimal);
+        assert_eq!(r.dual_bound, Some(3.0));
+        // "Optimal" at a point no better than the cutoff: the 'other' limit, with the point.
+        let r = under_user_cutoff(
+            &p,
+            answer(TerminationStatus::Optimal, Some(vec![0.0, 1.0])),
+            "objective_bound",
+            2.5,
+        );
+        assert_eq!(r.status, TerminationStatus::FeasibleAtLimit(Limit::Other));
+        assert_eq!(r.primal, Some(vec![0.0, 1.0]));
+        assert_eq!(r.dual_bound, None);
+        assert!(
+            r.raw_status.contains("objective_bound = 2.5"),
+            "{}",
+            r.raw_status
+        );
+        // "Infeasible" above the optimum: nothing better than the cutoff, no point.
+        let r = under_user_cutoff(
+            &p,
+            answer(TerminationStatus::Infeasible, None),
+            "cutoff",
+            4.0,
+        );
+        assert_eq!(r.status, TerminationStatus::NoSolutionAtLimit(Limit::Other));
+        // A limit is left as it is.
+        let limit = TerminationStatus::FeasibleAtLimit(Limit::Time);
+        let r = under_user_cutoff(&p, answer(limit, Some(vec![0.0, 1.0])), "cutoff", 4.0);
+        assert_eq!(r.status, limit);
     }
 
     #[test]
