@@ -227,7 +227,9 @@ impl Rows<'_> {
             .filter(|&i| weights[i] > 0.0)
             .filter(|&i| tree.class(tree.leaf_from(0, self.x, i)) != self.y[i])
             .map(|i| weights[i])
-            .sum()
+            .sum::<f64>()
+            // (+ 0.0: an empty f64 sum is -0.0, which messages would print as "-0")
+            + 0.0
     }
 
     /// The rows (of positive weight) reaching each node.
@@ -630,6 +632,17 @@ impl HeuristicLearner for TaoConfig {
                 format!(
                     "the warm-start tree has {} features and {classes} classes, the data {features} and {n_classes}",
                     model.feature_names.len()
+                ),
+            ));
+        }
+        // TAO refines the tree it starts from, whose depth is the model's.
+        if let Some(depth) = self.depth.filter(|&d| d != model.tree.depth()) {
+            return Err(GlassboxError::formulation(
+                NAME,
+                format!(
+                    "depth = {depth}, but the warm-start tree has depth {}: TAO refines the \
+                     tree it starts from (leave depth out to refine it as it is)",
+                    model.tree.depth()
                 ),
             ));
         }

@@ -338,6 +338,23 @@ fn model_file_from_another_formulation() {
         &["this is a 'cart' model, expected a 'logistic_l1' model"],
     );
 
+    // As TAO's start at another depth than the config's (TAO refines the tree it starts
+    // from: the line said depth 1 of a depth-2 tree).
+    let config = format!(
+        "[data]\npath = \"{data}\"\n[formulation]\nname = \"tao\"\ndepth = 3\n\
+         [multistart]\nwarm_start = \"{cart_model}\"\n"
+    );
+    let config = s.write("tao.toml", config);
+    let output = glassbox(&["run", &config, "--out", out2.to_str().unwrap()]);
+    assert_error(
+        &output,
+        &out2,
+        &[
+            "depth = 3, but the warm-start tree has depth",
+            "TAO refines",
+        ],
+    );
+
     // To a command that needs another kind.
     let output = glassbox(&["explain", cart_model, &data, "--out", "/dev/null"]);
     assert_error(
