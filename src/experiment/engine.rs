@@ -810,7 +810,7 @@ pub fn summary(manifest: &Manifest, done: &Done) -> String {
     let waits: Vec<f64> = lines.iter().filter_map(|l| l.lock_wait_seconds).collect();
     // (+ 0.0: an empty f64 sum is -0.0)
     let total_wait: f64 = waits.iter().sum::<f64>() + 0.0;
-    let total: f64 = lines.iter().map(|l| l.solve_seconds).sum();
+    let total: f64 = lines.iter().map(|l| l.solve_seconds).sum::<f64>() + 0.0;
     let _ = writeln!(
         out,
         "solve time {total:.1} s in all, of which {total_wait:.1} s waiting for a solver's process-wide lock"

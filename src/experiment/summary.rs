@@ -36,6 +36,9 @@ pub fn solves_line<'a>(solves: impl Iterator<Item = (f64, &'a str)>) -> String {
         secs.push(s);
         *counts.entry(status).or_insert(0usize) += 1;
     }
+    if secs.is_empty() {
+        return "no solves\n".to_string();
+    }
     format!(
         "{} solves: mean {:.3} s, median {:.3} s per start; statuses: {}\n",
         secs.len(),
@@ -105,7 +108,10 @@ pub fn summary_table(records: &[SolveRecord]) -> String {
         );
     }
     let (test_mean, test_std) = mean_std(&tests);
-    let _ = writeln!(
+    if tests.is_empty() {
+        let _ = writeln!(out, "no split has a solution to average");
+    } else {
+        let _ = writeln!(
         out,
         "mean over {} splits: test accuracy {:.4} (sd {:.4}), train accuracy {:.4}, delta_L {:.1}%, delta_G {:.1}%",
         tests.len(),
@@ -115,6 +121,7 @@ pub fn summary_table(records: &[SolveRecord]) -> String {
         mean_std(&dls).0,
         mean_std(&dgs).0
     );
+    }
     out.push_str(&solves_line(
         records
             .iter()
@@ -215,17 +222,21 @@ fn regression_table(records: &[SolveRecord]) -> String {
         );
     }
     let (test_mean, test_std) = mean_std(&tests);
-    let _ = writeln!(
-        out,
-        "mean over {} splits: test R2 {:.4} (sd {:.4}), train R2 {:.4}, test MSE {:.4}, delta_L {:.1}%, delta_G {:.1}%",
-        tests.len(),
-        test_mean,
-        test_std,
-        mean_std(&trains).0,
-        mean_std(&mses).0,
-        mean_std(&dls).0,
-        mean_std(&dgs).0
-    );
+    if tests.is_empty() {
+        let _ = writeln!(out, "no split has a solution to average");
+    } else {
+        let _ = writeln!(
+            out,
+            "mean over {} splits: test R2 {:.4} (sd {:.4}), train R2 {:.4}, test MSE {:.4}, delta_L {:.1}%, delta_G {:.1}%",
+            tests.len(),
+            test_mean,
+            test_std,
+            mean_std(&trains).0,
+            mean_std(&mses).0,
+            mean_std(&dls).0,
+            mean_std(&dgs).0
+        );
+    }
     if let Some((local, global)) = bounds {
         let _ = writeln!(
             out,
@@ -324,4 +335,19 @@ fn milp_stats_lines(records: &[SolveRecord]) -> String {
         );
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn no_solves_print_no_nan() {
+        assert_eq!(solves_line(std::iter::empty()), "no solves\n");
+        let line = solves_line([(1.0, "optimal"), (3.0, "optimal")].into_iter());
+        assert_eq!(
+            line,
+            "2 solves: mean 2.000 s, median 2.000 s per start; statuses: optimal 2\n"
+        );
+    }
 }
