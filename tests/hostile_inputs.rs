@@ -313,6 +313,20 @@ fn label_never_seen_in_training() {
         &out.join("none"),
         &["level 'purple' was not seen"],
     );
+
+    // A categorical column the file lacks is named as the model's (predict reads no config),
+    // and a missing value's remedy names no config key.
+    let new = s.write("nocolor.csv", "x1,x2,target\n1,2,a\n");
+    let predict = glassbox(&["predict", model.to_str().unwrap(), &new]);
+    assert_error(
+        &predict,
+        &out.join("none"),
+        &["there is no column 'color', which the model was trained with"],
+    );
+    let new = s.write("gap.csv", "x1,x2,color,target\n1,?,red,a\n");
+    let predict = glassbox(&["predict", model.to_str().unwrap(), &new]);
+    assert_error(&predict, &out.join("none"), &["missing value ('?')"]);
+    assert!(!String::from_utf8_lossy(&predict.stderr).contains("drop_missing"));
 }
 
 #[test]

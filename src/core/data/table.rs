@@ -240,6 +240,14 @@ impl Table {
         for requested in &options.categorical {
             let requested = requested.trim();
             match names.iter().position(|n| n == requested) {
+                // New data to predict on take their categorical columns from the model.
+                None if options.target_optional => {
+                    return Err(err(format!(
+                        "there is no column '{requested}', which the model was trained with \
+                         (a categorical column); the columns are {}",
+                        quoted_list(&names)
+                    )))
+                }
                 None => {
                     return Err(err(format!(
                         "'{requested}' is listed in `data.categorical` but is not a column; \
@@ -273,10 +281,14 @@ impl Table {
                 } else {
                     format!("'{}'", rows[i][j])
                 };
+                // (`predict` and `explain` take no config: their rows are filled in or not.)
+                let remedy = match options.target_optional {
+                    true => "Fill them in, or leave those rows out",
+                    false => "Fill them in, or set `data.drop_missing = true` to drop those rows",
+                };
                 return Err(err(format!(
                     "column '{}', line {}: missing value ({shown}); {n_missing_rows} row(s) \
-                     have missing values. Fill them in, or set `data.drop_missing = true` to \
-                     drop those rows",
+                     have missing values. {remedy}",
                     names[j], lines[i]
                 )));
             }
