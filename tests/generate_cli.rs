@@ -74,6 +74,41 @@ fn generate_into_a_missing_folder_names_the_file_once() {
     assert!(!dir.path().join("missing").exists());
 }
 
+/// A folder as `--out` is named as one (with `--force` it read "Not a directory"), and a
+/// negative `--noise` reaches the range check (clap took "-0.1" for a flag).
+#[test]
+fn generate_names_a_folder_and_a_negative_noise() {
+    let dir = tempfile::tempdir().unwrap();
+    let folder = dir.path().to_str().unwrap();
+    for force in [&[][..], &["--force"][..]] {
+        let mut args = vec!["generate", "--rows", "10", "--out", folder];
+        args.extend(force);
+        let out = glassbox(&args);
+        assert_eq!(out.status.code(), Some(1));
+        let message = String::from_utf8_lossy(&out.stderr);
+        assert!(message.contains("is a folder"), "{message}");
+    }
+    let csv = dir.path().join("x.csv");
+    let out = glassbox(&[
+        "generate",
+        "--rows",
+        "100",
+        "--kind",
+        "sparse-tree",
+        "--noise",
+        "-0.1",
+        "--out",
+        csv.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let message = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        message.contains("noise must be in [0, 1), got -0.1"),
+        "{message}"
+    );
+    assert!(!csv.exists());
+}
+
 /// `--kind sparse-tree`: the sparse oblique tree's data, a classification set glassbox reads
 /// with the classes and features asked for; its options are refused for the other kind.
 #[test]

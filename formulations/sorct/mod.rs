@@ -319,6 +319,13 @@ impl SorctConfig {
         if !(1..=6).contains(&self.depth) {
             return err(format!("depth must be between 1 and 6, got {}", self.depth));
         }
+        if classes > 1 << 6 {
+            return err(format!(
+                "the data has {classes} classes, more than a tree of depth 6 (64 leaves) can \
+                 label; if the target is a number to predict, use a regression formulation \
+                 (sorrt, or cart with criterion = \"squared_error\")"
+            ));
+        }
         if (1usize << self.depth) < classes {
             return err(format!(
                 "depth {} gives {} leaves but the data has {classes} classes: constraint (3) \

@@ -36,7 +36,7 @@ pub(crate) struct KindArgs {
     #[arg(long)]
     classes: Option<usize>,
     /// sparse-tree: probability that a label is replaced by another class (default 0.05).
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     noise: Option<f64>,
 }
 

@@ -200,14 +200,20 @@ impl ExperimentConfig {
         let entry = registry
             .formulation(&name)
             .map_err(|e| bad(e.to_string()))?;
+        // A solver the formulation's kind takes, for the messages below.
+        let example = match entry.info.kind {
+            "milp" => "highs",
+            _ => "ipopt",
+        };
         let formulation_table = formulation.clone();
         let formulation = entry
             .parse(formulation)
             .map_err(|e| bad(format!("[formulation]: {}", one_line(&e))))?;
         let (solver_name, options) = match (raw.solver, formulation.uses_solver()) {
             (Some(mut solver), true) => {
-                let solver_name = take_name(&mut solver)
-                    .ok_or_else(|| bad("[solver] needs a name, e.g. name = \"ipopt\"".into()))?;
+                let solver_name = take_name(&mut solver).ok_or_else(|| {
+                    bad(format!("[solver] needs a name, e.g. name = \"{example}\""))
+                })?;
                 let options: SolveOptions = solver.try_into().map_err(|e: toml::de::Error| {
                     bad(format!("[solver]: {}", one_line(&e.to_string())))
                 })?;
@@ -216,9 +222,9 @@ impl ExperimentConfig {
                 (solver_name, options)
             }
             (None, true) => {
-                return Err(bad(
-                    "a [solver] table is needed, e.g. [solver] name = \"ipopt\"".into(),
-                ))
+                return Err(bad(format!(
+                    "a [solver] table is needed, e.g. [solver] name = \"{example}\""
+                )))
             }
             (Some(_), false) => {
                 return Err(bad(format!(

@@ -23,6 +23,7 @@ pub use regression::{
     GROUP_2_INTERCEPT, GROUP_MEANS, NOISE_VARIANCE, X12_VARIANCES,
 };
 
+use crate::{GlassboxError, Result};
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 
@@ -31,4 +32,17 @@ fn standard_normal(rng: &mut ChaCha8Rng) -> f64 {
     let u1: f64 = 1.0 - rng.random::<f64>(); // (0, 1]
     let u2: f64 = rng.random::<f64>();
     (-2.0 * u1.ln()).sqrt() * (2.0 * std::f64::consts::PI * u2).cos()
+}
+
+/// Whether `glassbox generate` may write its CSV to `path`: not a folder, and an existing
+/// file only with `force`.
+pub(crate) fn check_output(path: &std::path::Path, force: bool) -> Result<()> {
+    let refuse = |message: &str| Err(GlassboxError::data(path.display().to_string(), message));
+    if path.is_dir() {
+        return refuse("is a folder: give the CSV file's path, e.g. --out DIR/data.csv");
+    }
+    if path.exists() && !force {
+        return refuse("the file exists; pass --force to replace it");
+    }
+    Ok(())
 }

@@ -152,12 +152,7 @@ pub fn generate_file(rows: usize, seed: u64, path: &Path, force: bool) -> Result
             "--rows must be at least 1".to_string(),
         ));
     }
-    if path.exists() && !force {
-        return Err(GlassboxError::data(
-            path.display().to_string(),
-            "the file exists; pass --force to replace it".to_string(),
-        ));
-    }
+    super::check_output(path, force)?;
     crate::model::write_atomically_with(path, |w| write_csv(rows, seed, w))
 }
 

@@ -225,12 +225,7 @@ pub fn write_csv(data: &SparseTreeData, writer: &mut dyn Write) -> std::io::Resu
 /// an existing file is an error unless `force`. Returns the data (for the summary line).
 pub fn generate_file(spec: &SparseTreeSpec, path: &Path, force: bool) -> Result<SparseTreeData> {
     let data = sample(spec)?;
-    if path.exists() && !force {
-        return Err(GlassboxError::data(
-            path.display().to_string(),
-            "the file exists; pass --force to replace it".to_string(),
-        ));
-    }
+    super::check_output(path, force)?;
     crate::model::write_atomically_with(path, |w| write_csv(&data, w))?;
     Ok(data)
 }

@@ -376,7 +376,8 @@ pub(crate) fn kept_greedy_line(
             .as_str()
             .to_string(),
         raw_status: format!(
-            "{summary}: the {origin} tree kept as it is, by the one-standard-error rule"
+            "{summary}: the {origin} tree kept as it is, the optimized trees not better by \
+             the margin"
         ),
         objective: Some(objective),
         iterations,
