@@ -318,6 +318,18 @@ pub fn solve(
     } else {
         String::new()
     };
+    // Subproblem points are taken as the paper takes them, feasible or not; a backend that
+    // reaches feasibility only as it converges (lbfgs's augmented Lagrangian) can leave the
+    // constraints violated at the iteration cap.
+    let hint = match status.has_solution() {
+        true => String::new(),
+        false => format!(
+            "; the constraints are violated beyond {FEASIBILITY_TOLERANCE:.0e}: the \
+             subproblems stop at subproblem_iterations = {} before they are feasible, \
+             raise it",
+            config.subproblem_iterations
+        ),
+    };
     Ok(Outcome {
         result: SolveResult {
             solver: solver.name().to_string(),
@@ -327,7 +339,7 @@ pub fn solve(
             iterations,
             wall_seconds: solving,
             raw_status: format!(
-                "NB-DEC ({:?}): {} macro-iterations, {subproblems} subproblems ({skipped} without a usable point{monotone}), max violation {violation:.1e}",
+                "NB-DEC ({:?}): {} macro-iterations, {subproblems} subproblems ({skipped} without a usable point{monotone}), max violation {violation:.1e}{hint}",
                 config.working_sets,
                 trace.len() - 1
             ),
