@@ -549,3 +549,22 @@ fn the_choice_does_not_return_a_cart_tree_that_breaks_fairness() {
         kept.raw_status
     );
 }
+
+/// More folds than training rows: no choice is made, and the selected line says why (the
+/// choice was skipped without a word).
+#[test]
+fn more_folds_than_rows_are_said_on_the_selected_line() {
+    let records = run(
+        "iris.csv",
+        "name = \"sorct\"\ndepth = 2\nselection_folds = 500",
+    );
+    let kept = selected(&records);
+    assert!(!kept.is_selection());
+    assert!(
+        kept.raw_status.contains(
+            "no cross-validated choice: selection_folds = 500 is more than the 111 training rows"
+        ),
+        "{}",
+        kept.raw_status
+    );
+}

@@ -409,6 +409,15 @@ pub(crate) fn kept_optimized_line(
     }
 }
 
+/// Says on the best start's line (`best`, the one selected) why no cross-validated choice
+/// was made: the `folds` asked for are more than the split's `rows` training rows.
+pub(crate) fn note_too_few_rows<M>(ran: &mut Ran<M>, best: usize, folds: usize, rows: usize) {
+    ran.records[best].raw_status.push_str(&format!(
+        "; no cross-validated choice: selection_folds = {folds} is more than the {rows} \
+         training rows"
+    ));
+}
+
 /// Appends a choice's line to `ran` as the one to select, with its model.
 pub(crate) fn add_choice<M>(
     ran: &mut Ran<M>,

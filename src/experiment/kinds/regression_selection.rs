@@ -92,6 +92,7 @@ where
             folds,
             split.seed ^ multistart::FOLD_SEED,
         ) else {
+            multistart::note_too_few_rows(&mut ran, best_start, folds, split.train.len());
             return Ok(ran);
         };
         let started = Instant::now();

@@ -95,6 +95,7 @@ where
         let d = data.classification(f.name())?;
         let y: Vec<usize> = split.train.iter().map(|&i| d.y[i]).collect();
         let Ok(dealt) = stratified_kfold(&y, folds, split.seed ^ multistart::FOLD_SEED) else {
+            multistart::note_too_few_rows(&mut ran, best_start, folds, split.train.len());
             return Ok(ran);
         };
         let started = Instant::now();
