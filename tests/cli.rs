@@ -474,3 +474,27 @@ fn a_run_that_fails_on_its_first_split_leaves_nothing_behind() {
     );
     assert!(model.exists());
 }
+
+/// `glassbox status` on a one-setting run's folder reports its results (it said the folder
+/// was no run), and on a missing folder says it is missing.
+#[cfg(unix)]
+#[test]
+fn status_reads_a_one_setting_run_and_names_a_missing_folder() {
+    let iris = shared("iris.csv");
+    let (output, out, _d) = run_config(&config(
+        &format!("path = \"{iris}\""),
+        "depth = 2\nselection_folds = 0",
+        "",
+    ));
+    assert!(output.status.success());
+    let status = glassbox(&["status", out.to_str().unwrap()]);
+    let stdout = String::from_utf8_lossy(&status.stdout);
+    assert!(status.status.success(), "{status:?}");
+    assert!(
+        stdout.contains("a one-setting run (no plan is kept): 2 results lines, 1 splits whole"),
+        "{stdout}"
+    );
+    let missing = out.join("nothing");
+    let status = glassbox(&["status", missing.to_str().unwrap()]);
+    assert_clean_failure(&status, &missing, &["no such folder"]);
+}

@@ -632,6 +632,25 @@ fn status(dir: &Path) -> Result<String> {
     if dir.join(experiment::store::MANIFEST).exists() {
         return Ok(status::engine_folder(dir)?);
     }
+    if !dir.is_dir() {
+        bail!("{}: no such folder", dir.display());
+    }
+    // A one-setting run keeps no plan, only its results: whole splits, written as they end.
+    let results = dir.join("results.jsonl");
+    if results.exists() {
+        let empty = std::fs::metadata(&results).is_ok_and(|m| m.len() == 0);
+        let records = match empty {
+            true => Vec::new(),
+            false => crate::compare::read_results(&results)?,
+        };
+        let splits: std::collections::BTreeSet<usize> = records.iter().map(|r| r.split).collect();
+        return Ok(format!(
+            "{}: a one-setting run (no plan is kept): {} results lines, {} splits whole\n",
+            dir.display(),
+            records.len(),
+            splits.len()
+        ));
+    }
     bail!(
         "{}: neither a run of `glassbox run --executor` (no cluster.json) nor of `glassbox run` \
          (no experiment.json)",
