@@ -30,7 +30,7 @@
 use glassbox::data::{self, CsvOptions, MinMaxScaler, Table};
 use glassbox::formulation::TrainingRows;
 use glassbox::formulations::{sorct, sorrt};
-use glassbox::nlp::NlpProblem;
+use glassbox::nlp::{max_violation, NlpProblem};
 use glassbox::{registry, RawOptionValue, SolveOptions, WarmStart};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -42,23 +42,6 @@ fn dataset(name: &str) -> Table {
         .join("../shared/datasets")
         .join(name);
     Table::from_csv(&path, &CsvOptions::default()).unwrap()
-}
-
-/// The largest violation of a variable bound or a constraint at `x`.
-fn max_violation(problem: &dyn NlpProblem, x: &[f64]) -> f64 {
-    let (xl, xu) = problem.variable_bounds();
-    let (gl, gu) = problem.constraint_bounds();
-    let mut g = vec![0.0; problem.num_constraints()];
-    problem.constraints(x, &mut g);
-    let bounds = x
-        .iter()
-        .zip(xl.iter().zip(&xu))
-        .map(|(v, (l, u))| (l - v).max(v - u));
-    let rows = g
-        .iter()
-        .zip(gl.iter().zip(&gu))
-        .map(|(v, (l, u))| (l - v).max(v - u));
-    bounds.chain(rows).fold(0.0, f64::max)
 }
 
 /// How many variables lie within 1e-6 of one of their (finite) bounds at `x`.

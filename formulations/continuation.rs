@@ -21,7 +21,7 @@
 //! Depends on the core (`nlp`, `solver`, `options`, `result`, `starts`) and on S-ORCT's
 //! continuation settings (`sorct/scale.rs`).
 
-use glassbox_core::nlp::NlpProblem;
+use glassbox_core::nlp::{max_violation, NlpProblem};
 use glassbox_core::starts::StartContext;
 use glassbox_core::{
     Limit, NlpSolver, Result, SolveOptions, SolveResult, TerminationStatus, WarmStart,
@@ -426,7 +426,7 @@ fn read_at_target(
 ) -> SolveResult {
     let mut result = last.expect("called after a stage with a point");
     let x = &result.primal;
-    let violation = violation(target, x);
+    let violation = max_violation(target, x);
     result.objective = Some(target.objective(x));
     result.max_violation = Some(violation);
     result.status = if violation <= FEASIBILITY_TOLERANCE {
@@ -437,24 +437,6 @@ fn read_at_target(
     // The multipliers belong to another problem.
     result.clear_multipliers();
     finish(result, iterations, started, trail)
-}
-
-/// The largest violation of `problem`'s constraints and bounds at `x`.
-pub fn violation(problem: &dyn NlpProblem, x: &[f64]) -> f64 {
-    let (xl, xu) = problem.variable_bounds();
-    let (gl, gu) = problem.constraint_bounds();
-    let mut g = vec![0.0; problem.num_constraints()];
-    problem.constraints(x, &mut g);
-    let beyond = |v: f64, lo: f64, hi: f64| (lo - v).max(v - hi).max(0.0);
-    let bounds = x
-        .iter()
-        .zip(xl.iter().zip(&xu))
-        .map(|(v, (lo, hi))| beyond(*v, *lo, *hi));
-    let rows = g
-        .iter()
-        .zip(gl.iter().zip(&gu))
-        .map(|(v, (lo, hi))| beyond(*v, *lo, *hi));
-    bounds.chain(rows).fold(0.0, f64::max)
 }
 
 #[cfg(test)]

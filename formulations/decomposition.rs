@@ -50,7 +50,7 @@
 //! Depends on the core (NLP, solver trait, options, results), on no formulation or backend.
 
 use glassbox_core::formulation::NodeBlocks;
-use glassbox_core::nlp::{self, NlpProblem};
+use glassbox_core::nlp::{self, max_violation, NlpProblem};
 use glassbox_core::WarmStart;
 use glassbox_core::{
     GlassboxError, Limit, NlpSolver, Result, SolveOptions, SolveResult, TerminationStatus,
@@ -438,24 +438,6 @@ fn working_sets(
             (Vec::new(), all_leaves),
         ],
     }
-}
-
-/// The largest violation of a bound or constraint at `x`.
-pub fn max_violation(problem: &dyn NlpProblem, x: &[f64]) -> f64 {
-    let (xl, xu) = problem.variable_bounds();
-    let (gl, gu) = problem.constraint_bounds();
-    let mut g = vec![0.0; problem.num_constraints()];
-    problem.constraints(x, &mut g);
-    let over = |v: f64, l: f64, u: f64| (l - v).max(v - u).max(0.0);
-    let bounds = x
-        .iter()
-        .zip(xl.iter().zip(&xu))
-        .map(|(&v, (&l, &u))| over(v, l, u));
-    let rows = g
-        .iter()
-        .zip(gl.iter().zip(&gu))
-        .map(|(&v, (&l, &u))| over(v, l, u));
-    bounds.chain(rows).fold(0.0, f64::max)
 }
 
 /// The values of the variables `vars` in a full vector.

@@ -12,7 +12,7 @@
 #[path = "common/nlp_problems.rs"]
 mod nlp_problems;
 
-use glassbox::nlp::check;
+use glassbox::nlp::{check, max_violation};
 use glassbox::registry::{self, BackendEntry, Constructor};
 use glassbox::{
     Limit, NlpProblem, NlpSolver, RawOptionValue, SolveOptions, SolveResult, TerminationStatus,
@@ -160,22 +160,6 @@ fn assert_solved(
     );
     assert!(result.wall_seconds >= 0.0 && result.wall_seconds.is_finite());
     check_multipliers(solver, problem, result);
-}
-
-/// Largest violation of a bound or constraint at `x`.
-fn max_violation(problem: &dyn NlpProblem, x: &[f64]) -> f64 {
-    let (xl, xu) = problem.variable_bounds();
-    let (gl, gu) = problem.constraint_bounds();
-    let mut g = vec![0.0; problem.num_constraints()];
-    problem.constraints(x, &mut g);
-    let mut worst: f64 = 0.0;
-    for (v, (l, u)) in x.iter().zip(xl.iter().zip(&xu)) {
-        worst = worst.max(l - v).max(v - u);
-    }
-    for (v, (l, u)) in g.iter().zip(gl.iter().zip(&gu)) {
-        worst = worst.max(l - v).max(v - u);
-    }
-    worst
 }
 
 /// Where a backend reports multipliers, they satisfy stationarity in glassbox's (Ipopt's)

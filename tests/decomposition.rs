@@ -401,7 +401,7 @@ fn fixed_sign_rows_become_bounds_with_the_same_optimum() {
         );
         // The bounded optimum is feasible for the full problem's rows.
         let x = bounded.full(&a.primal);
-        let violation = glassbox::formulations::decomposition::max_violation(&problem, &x);
+        let violation = glassbox::nlp::max_violation(&problem, &x);
         assert!(violation < 1e-6, "node {t}: violation {violation}");
     }
 }

@@ -101,7 +101,7 @@ pub(crate) fn best_on_support(
         let relaxed = problem.without_penalty();
         b.primal = into_full(problem, &sub, &used, &b.primal);
         b.objective = Some(relaxed.objective(&b.primal));
-        b.max_violation = Some(crate::continuation::violation(&relaxed, &b.primal));
+        b.max_violation = Some(glassbox_core::nlp::max_violation(&relaxed, &b.primal));
         b.raw_status = format!(
             "S-ORCT on the {} features of the support alone, gamma {}: {}",
             used.len(),

@@ -152,6 +152,25 @@ pub fn hessian_values_among(
     }
 }
 
+/// The largest violation of `problem`'s variable bounds and constraints at `x` (0 where
+/// it is feasible): what a point that a solver or a stage returned is judged by.
+pub fn max_violation(problem: &dyn NlpProblem, x: &[f64]) -> f64 {
+    let (xl, xu) = problem.variable_bounds();
+    let (gl, gu) = problem.constraint_bounds();
+    let mut g = vec![0.0; problem.num_constraints()];
+    problem.constraints(x, &mut g);
+    let beyond = |v: f64, lo: f64, hi: f64| (lo - v).max(v - hi).max(0.0);
+    let bounds = x
+        .iter()
+        .zip(xl.iter().zip(&xu))
+        .map(|(v, (lo, hi))| beyond(*v, *lo, *hi));
+    let rows = g
+        .iter()
+        .zip(gl.iter().zip(&gu))
+        .map(|(v, (lo, hi))| beyond(*v, *lo, *hi));
+    bounds.chain(rows).fold(0.0, f64::max)
+}
+
 /// Checks that a problem's declared dimensions and bounds are consistent; backends call it
 /// before solving so that a malformed problem is an error, not a crash inside a solver.
 pub fn validate(problem: &dyn NlpProblem) -> crate::Result<()> {
