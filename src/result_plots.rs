@@ -280,11 +280,15 @@ fn check(series: &[Series], kind: PlotKind) -> Result<()> {
                 .iter()
                 .find(|r| r.lambda_local.is_none() || r.lambda_global.is_none())
             {
+                let lacks = match r.lambda_local {
+                    None => "lambda_local",
+                    Some(_) => "lambda_global",
+                };
                 return Err(missing(
                     &s.path,
                     &format!(
-                        "a '{}' line has no lambda_local or lambda_global (only formulations \
-                         with sparsity lambdas can be drawn against them)",
+                        "a '{}' line has no {lacks} (only formulations with both sparsity \
+                         lambdas, lambda_L and lambda_G, can be drawn against them)",
                         r.formulation
                     ),
                 ));
