@@ -526,7 +526,7 @@ fn the_choice_does_not_return_a_cart_tree_that_breaks_rho() {
 
 /// The choice returned the optimized tree because CART's broke the constraints.
 fn assert_cart_breaks_the_constraints(records: &[SolveRecord]) {
-    let kept = selected(&records);
+    let kept = selected(records);
     assert_eq!(kept.origin.as_deref(), Some("selection (optimized)"));
     assert!(
         kept.raw_status
