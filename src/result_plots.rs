@@ -526,8 +526,10 @@ impl Figure for Heatmaps {
                 if text {
                     builder.caption(format!("{}: {}", row.title, names[k]), ("sans-serif", 15));
                 }
+                // A segmented range a..b has a segment for each of a..=b: nx - 1 for nx cells.
+                let (last_x, last_y) = (nx.saturating_sub(1), ny.saturating_sub(1));
                 let mut chart = builder
-                    .build_cartesian_2d((0..nx).into_segmented(), (0..ny).into_segmented())
+                    .build_cartesian_2d((0..last_x).into_segmented(), (0..last_y).into_segmented())
                     .map_err(err)?;
                 if text {
                     let xl = |v: &SegmentValue<usize>| match v {
@@ -541,8 +543,8 @@ impl Figure for Heatmaps {
                     chart
                         .configure_mesh()
                         .disable_mesh()
-                        .x_labels(nx + 1)
-                        .y_labels(ny + 1)
+                        .x_labels(nx)
+                        .y_labels(ny)
                         .x_label_formatter(&xl)
                         .y_label_formatter(&yl)
                         .x_label_style(
