@@ -923,6 +923,7 @@ impl NlpClassifierFormulation for LogisticL1Config {
     }
 
     fn check(&self, features: usize, classes: usize) -> Result<()> {
+        crate::heuristic::check_features(NAME, features)?;
         if classes < 2 {
             return Err(GlassboxError::formulation(
                 NAME,

@@ -766,3 +766,30 @@ fn a_tree_deeper_than_the_stack_is_shown_and_predicts() {
         String::from_utf8_lossy(&predict.stderr)
     );
 }
+
+/// A table whose only feature is a categorical column of one level has no feature column
+/// once encoded: every formulation says so (S-ORCT, S-ORRT, l0tree and logistic_l1 failed
+/// inside the solver on a NaN start; loss_tree said "needs binary labels ... 2 classes").
+#[test]
+fn no_feature_columns_are_named_by_every_formulation() {
+    let s = Scratch::new();
+    let mut text = String::from("c,target\n");
+    for i in 0..20 {
+        text.push_str(&format!("only,{}\n", i % 2));
+    }
+    let data = s.write("nofeat.csv", text);
+    for (formulation, solver) in [
+        ("name = \"sorct\"\ndepth = 1", IPOPT),
+        ("name = \"l0tree\"\ndepth = 1", IPOPT),
+        ("name = \"logistic_l1\"", IPOPT),
+        ("name = \"sorrt\"\ndepth = 1", IPOPT),
+        (
+            "name = \"loss_tree\"\ndepth = 1",
+            "[solver]\nname = \"highs\"",
+        ),
+        (CART, ""),
+    ] {
+        let (output, out) = s.run(&data, formulation, solver);
+        assert_error(&output, &out, &["the data have no feature columns"]);
+    }
+}

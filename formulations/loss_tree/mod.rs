@@ -739,7 +739,8 @@ impl MilpClassifierFormulation for LossTreeConfig {
     }
 
     fn check(&self, features: usize, classes: usize) -> Result<()> {
-        if classes != 2 || features == 0 {
+        crate::heuristic::check_features(NAME, features)?;
+        if classes != 2 {
             return Err(GlassboxError::formulation(
                 NAME,
                 format!(

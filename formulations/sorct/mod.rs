@@ -316,6 +316,7 @@ impl SorctConfig {
     /// Checks the parameters and resolves them for `p` features and `classes` classes.
     pub fn resolve(&self, p: usize, classes: usize) -> Result<SorctParams> {
         let err = |m: String| Err(GlassboxError::formulation(NAME, m));
+        crate::heuristic::check_features(NAME, p)?;
         if !(1..=6).contains(&self.depth) {
             return err(format!("depth must be between 1 and 6, got {}", self.depth));
         }

@@ -748,7 +748,8 @@ impl NlpRegressorFormulation for SorrtConfig {
         NAME
     }
 
-    fn check(&self, table: &Table, _features: usize) -> Result<()> {
+    fn check(&self, table: &Table, features: usize) -> Result<()> {
+        crate::heuristic::check_features(NAME, features)?;
         self.check_params()?;
         self.check_groups(table)
     }

@@ -107,6 +107,15 @@ def python_name(name, common):
     return name
 
 
+def _json_text(value, what):
+    """`value` as JSON for the library; a NaN or infinity (which JSON cannot hold) is a
+    ValueError naming `what`."""
+    try:
+        return json.dumps(value, default=_json_default, allow_nan=False)
+    except ValueError:
+        raise ValueError(f"{what} must be finite, got {value!r}") from None
+
+
 def _json_default(value):
     if isinstance(value, np.ndarray):
         return value.tolist()
@@ -136,7 +145,7 @@ class GlassboxEstimator(BaseEstimator):
             value = getattr(self, py_name)
             if value is None:
                 continue
-            value = json.loads(json.dumps(value, default=_json_default))
+            value = json.loads(_json_text(value, py_name))
             if name in self._defaults_override or value != default:
                 table[name] = value
         if self._seed_param is not None and self.random_state is not None:
@@ -145,6 +154,13 @@ class GlassboxEstimator(BaseEstimator):
 
     def _check_params(self):
         # Its values are checked by the library, as a config's `[data] dummies` is.
+        if self.verbose is not None and not (
+            isinstance(self.verbose, (int, np.integer)) and 0 <= self.verbose <= 2
+        ):
+            raise ValueError(
+                f"verbose must be 0 (silent), 1 (a line per solve) or 2 (the backend's log), "
+                f"got {self.verbose!r}"
+            )
         if not isinstance(self.dummies, str):
             raise ValueError(
                 f"dummies must be a string (a config's [data] dummies), got {self.dummies!r}"
@@ -241,9 +257,9 @@ class GlassboxEstimator(BaseEstimator):
                 target_name,
                 targets,
                 (self.solver or self._default_solver) if self._uses_solver else None,
-                json.dumps(
+                _json_text(
                     (self.solver_options or {}) if self._uses_solver else {},
-                    default=_json_default,
+                    "solver_options",
                 ),
                 float(self.time_limit) if self._uses_solver and self.time_limit is not None else None,
                 int(self.verbose or 0),
@@ -385,8 +401,10 @@ def _labels_array(labels):
 
 def _seed(random_state):
     if isinstance(random_state, (int, np.integer)) and not isinstance(random_state, bool):
-        if random_state < 0:
-            raise ValueError(f"random_state must be a non-negative int, got {random_state}")
+        if not 0 <= random_state < 2**63:
+            raise ValueError(
+                f"random_state must be a non-negative int below 2^63, got {random_state}"
+            )
         return int(random_state)
     raise ValueError(
         f"random_state must be a non-negative int (glassbox's runs are seeded), got {random_state!r}"

@@ -217,6 +217,18 @@ def test_bad_parameter_is_a_value_error_naming_it(iris):
         glassbox.SORCTClassifier(n_starts=0).fit(X, y)
     with pytest.raises(ValueError, match="Invalid parameter 'detph'"):
         glassbox.SORCTClassifier().set_params(detph=3)
+    # NaN and infinity, which JSON cannot carry, and integers out of range are named too
+    # (they read "expected value at line 1 column 12" and an OverflowError).
+    with pytest.raises(ValueError, match="gamma must be finite, got inf"):
+        glassbox.SORCTClassifier(gamma=float("inf")).fit(X, y)
+    with pytest.raises(ValueError, match="lam must be finite, got nan"):
+        glassbox.LogisticL1Classifier(lam=float("nan")).fit(X, y)
+    with pytest.raises(ValueError, match="solver_options must be finite"):
+        glassbox.SORCTClassifier(solver_options={"mu_init": float("nan")}).fit(X, y)
+    with pytest.raises(ValueError, match="verbose must be 0"):
+        glassbox.SORCTClassifier(verbose=-1).fit(X, y)
+    with pytest.raises(ValueError, match="random_state must be a non-negative int below 2"):
+        glassbox.SORCTClassifier(random_state=2**64).fit(X, y)
     # a failed fit leaves the estimator as it was
     model = glassbox.SORCTClassifier(depth=9)
     with pytest.raises(ValueError):
