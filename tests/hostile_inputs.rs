@@ -793,3 +793,25 @@ fn no_feature_columns_are_named_by_every_formulation() {
         assert_error(&output, &out, &["the data have no feature columns"]);
     }
 }
+
+/// OGRS's rules each split the rows on a feature of their own, so fewer varying features
+/// than rules is said before the MILP (whose backend could only say "infeasible").
+#[test]
+fn ogrs_with_fewer_varying_features_than_rules_says_so() {
+    let s = Scratch::new();
+    let mut text = String::from("x1,x2,x3,target\n");
+    for i in 0..24 {
+        text.push_str(&format!("1,{},2,{}\n", i % 5, ["a", "b"][i % 2]));
+    }
+    let data = s.write("const.csv", text);
+    let (output, out) = s.run(
+        &data,
+        "name = \"ogrs\"\nrules = 2",
+        "[solver]\nname = \"highs\"\ntime_limit = 20.0",
+    );
+    assert_error(
+        &output,
+        &out,
+        &["OGRS's 2 rules", "but 1 feature(s) vary", "set rules <= 1"],
+    );
+}

@@ -275,9 +275,38 @@ impl RiskScoreConfig {
         Ok(())
     }
 
+    /// OGRS's rules each split the rows on a feature of their own ((4.16c)-(4.16i)), so the
+    /// MILP is infeasible with fewer varying features in `x` than rules: said here, where
+    /// the backend could only say "infeasible".
+    fn check_varying(&self, x: &DMatrix<f64>) -> Result<()> {
+        let varying = x
+            .column_iter()
+            .filter(|c| c.iter().any(|v| *v != c[0]))
+            .count();
+        let rules = self.rules_for(x.ncols());
+        if varying < rules {
+            let remedy = match varying {
+                0 => String::new(),
+                k => format!("set rules <= {k}, or "),
+            };
+            return Err(GlassboxError::formulation(
+                OGRS,
+                format!(
+                    "OGRS's {rules} rules each split the rows on a feature of their own \
+                     (thesis (4.16c)-(4.16i)), but {varying} feature(s) vary on these rows: \
+                     {remedy}use the formulation \"ors\""
+                ),
+            ));
+        }
+        Ok(())
+    }
+
     /// ORS without binarization needs features of at most two values: the first of
     /// `x`'s columns (named by `names`) with more is an error naming it.
     pub fn check_features(&self, x: &DMatrix<f64>, names: &[String]) -> Result<()> {
+        if self.kind == Kind::Ogrs {
+            return self.check_varying(x);
+        }
         if self.kind != Kind::Ors || self.binarize != Binarize::None {
             return Ok(());
         }
