@@ -24,7 +24,8 @@ One class per learning problem of the registry (no hand-written class per formul
 - `warm_start=True`: a refit starts from the previous fit's model (saved, then given to the
   engine as `[multistart] warm_start`) instead of new random starts and the CART start, as a
   warm path does, where the formulation can start from a model (`starts_from_model` in
-  `glassbox.formulations()`); the others refit from scratch.
+  `glassbox.formulations()`); the others refit from scratch, and so does a refit on other
+  columns, classes or depth.
 
 Fitting goes through the library's engine (`glassbox._native.fit`); nothing is solved or
 predicted in Python.
@@ -229,8 +230,11 @@ class GlassboxEstimator(BaseEstimator):
             targets = [repr(float(v)) for v in y]
         names = {name for name, _ in columns}
         target_name = _data.unique_name("target", names)
-        if warm_model is not None and warm_model.column_names != [n for n, _ in columns]:
-            warm_model = None  # other columns: nothing to start from
+        if warm_model is not None and (
+            warm_model.column_names != [n for n, _ in columns]
+            or getattr(self, "_fit_shape", None) != self._shape(classes)
+        ):
+            warm_model = None  # other columns, classes or depth: nothing to start from
         with tempfile.TemporaryDirectory() as folder:
             warm_path = None
             starts = self.n_starts if self._uses_solver else 1
@@ -282,9 +286,16 @@ class GlassboxEstimator(BaseEstimator):
         self._set_fitted(FittedModel(model), records, classes)
         return self
 
+    def _shape(self, classes):
+        """What a model must share with a refit to start it (`warm_start`): its classes and
+        its depth (a model of another shape is no point of the new problem)."""
+        labels = None if classes is None else [str(c) for c in classes]
+        return (labels, getattr(self, "depth", None))
+
     def _set_fitted(self, fitted, records, classes=None):
         """Sets the fitted attributes from `fitted` (and the solves' `records`)."""
         self._fitted = fitted
+        self._fit_shape = self._shape(classes)
         self._column_names = fitted.column_names
         self.n_features_in_ = len(fitted.column_names)
         for name, value in model_attributes(fitted).items():
@@ -349,6 +360,7 @@ class GlassboxClassifier(ClassifierMixin, GlassboxEstimator):
         super()._set_fitted(fitted, records)
         labels = fitted.classes
         self.classes_ = _labels_array(labels) if classes is None else classes
+        self._fit_shape = self._shape(self.classes_)
         order = [str(c) for c in self.classes_]
         # The library's class order (its own sort) -> the order of classes_ (numpy's).
         self._proba_order = [labels.index(c) for c in order]

@@ -167,6 +167,23 @@ def test_warm_start_refits_from_the_previous_model(iris):
     assert model.solve_result_["iterations"] < first["iterations"]
 
 
+def test_warm_start_after_a_change_of_depth_or_classes_refits_from_scratch(iris):
+    X, y = iris
+    model = glassbox.SORCTClassifier(depth=2, warm_start=True, selection_folds=0).fit(X, y)
+    # Another depth: the previous model is no point of the new problem (this raised
+    # "cannot warm start from a model with depth 2").
+    model.set_params(depth=3).fit(X, y)
+    assert model.solve_result_["starts"] >= 1 and model.solve_records_[-1]["depth"] == 3
+    # Other classes: the same.
+    binary = (y == "Iris-setosa").map({True: "yes", False: "no"})
+    model.set_params(depth=2).fit(X, binary)
+    assert list(model.classes_) == ["no", "yes"]
+    # The same shape again: one solve from the previous model.
+    model.fit(X, binary)
+    assert model.solve_result_["starts"] == 1
+    assert model.solve_records_[0]["seed"] is None
+
+
 def test_warm_start_where_no_model_can_be_started_from_refits_from_scratch(iris):
     X, y = iris
     can = {f["name"]: f["starts_from_model"] for f in glassbox.formulations()}
