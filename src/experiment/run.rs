@@ -143,27 +143,18 @@ impl ResultsWriter {
         })
     }
 
-    /// The results file, created (or replaced) on first use.
-    fn file(&mut self) -> Result<&mut std::fs::File> {
-        if self.file.is_none() {
-            let file = std::fs::File::create(&self.results_path)
-                .map_err(|e| GlassboxError::io(&self.results_path, e))?;
-            self.file = Some(file);
-        }
-        Ok(self.file.as_mut().expect("created above"))
-    }
-
-    /// Appends `records` to `results.jsonl`, one flushed JSON line each.
+    /// Appends `records` to `results.jsonl` (created, or replaced, on first use), one
+    /// flushed JSON line each.
     fn write(&mut self, records: Vec<SolveRecord>) -> Result<()> {
+        let path = &self.results_path;
+        let file = open_once(&mut self.file, path)?;
         for record in &records {
             let mut line =
                 serde_json::to_string(record).map_err(|e| GlassboxError::Config(e.to_string()))?;
             line.push('\n');
-            let path = self.results_path.clone();
-            let file = self.file()?;
             file.write_all(line.as_bytes())
                 .and_then(|_| file.flush())
-                .map_err(|e| GlassboxError::io(&path, e))?;
+                .map_err(|e| GlassboxError::io(path, e))?;
         }
         self.records.extend(records);
         Ok(())
@@ -190,7 +181,7 @@ impl ResultsWriter {
         splits: usize,
         interrupted: bool,
     ) -> Result<RunOutcome> {
-        self.file()?;
+        open_once(&mut self.file, &self.results_path)?;
         Ok(RunOutcome {
             records: self.records,
             results_path: self.results_path,
@@ -198,6 +189,20 @@ impl ResultsWriter {
             splits,
             interrupted,
         })
+    }
+}
+
+/// The file in `slot`, created at `path` (replacing one there) if the slot is empty.
+fn open_once<'a>(
+    slot: &'a mut Option<std::fs::File>,
+    path: &Path,
+) -> Result<&'a mut std::fs::File> {
+    match slot {
+        Some(file) => Ok(file),
+        None => {
+            let file = std::fs::File::create(path).map_err(|e| GlassboxError::io(path, e))?;
+            Ok(slot.insert(file))
+        }
     }
 }
 

@@ -115,12 +115,15 @@ where
             .iter()
             .map(|start| f.greedy_kept(&prepared.problem, &start.point))
             .collect();
-        let eligible = |g: usize| f.meets_constraints(&prepared.problem, &kept_points[g]);
+        let eligible: Vec<bool> = kept_points
+            .iter()
+            .map(|point| f.meets_constraints(&prepared.problem, point))
+            .collect();
         let kept = (0..errors.greedy.len())
-            .filter(|&g| eligible(g) && !clearly_lower(gains[g], rows))
+            .filter(|&g| eligible[g] && !clearly_lower(gains[g], rows))
             .min_by(|&a, &b| mean(&errors.greedy[a].1).total_cmp(&mean(&errors.greedy[b].1)));
         let breaking_note: String = (0..errors.greedy.len())
-            .filter(|&g| !eligible(g))
+            .filter(|&g| !eligible[g])
             .map(|g| {
                 format!(
                     "; the {} tree kept as it is breaks the problem's constraints on the \
