@@ -84,6 +84,7 @@ proptest! {
             target_name: "target".into(),
             target: vec!["a".into(); n],
             line_numbers: (2..n + 2).collect(),
+            rows_in_memory: false,
         };
         let encoding = data::Encoding::fit(&table);
         let x = encoding.transform(&table).unwrap();

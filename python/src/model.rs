@@ -11,6 +11,7 @@ use crate::convert::{columns_table, float_bytes, to_py_err};
 use glassbox::data::{ColumnEncoding, Encoding};
 use glassbox::model::{save_fitted, FittedModel};
 use glassbox::registry::Registry;
+use glassbox::GlassboxError;
 use pyo3::exceptions::{PyOSError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList};
@@ -193,18 +194,29 @@ pub fn load_model(path: PathBuf) -> PyResult<Model> {
     load(&path)
 }
 
-/// Loads a model from its file's text (unpickling).
+/// Loads a model from its file's text (unpickling). Errors name "the pickled model", not
+/// the temporary file it passes through.
 #[pyfunction]
 pub fn load_model_text(text: &str) -> PyResult<Model> {
     let dir = tempfile::tempdir().map_err(|e| PyOSError::new_err(e.to_string()))?;
     let path = dir.path().join("model.json");
     std::fs::write(&path, text).map_err(|e| PyOSError::new_err(e.to_string()))?;
-    load(&path)
+    load_checked(&path)
+        .map_err(|e| match e {
+            GlassboxError::Model { message, .. } => GlassboxError::Model {
+                file: "the pickled model".to_string(),
+                message,
+            },
+            other => other,
+        })
+        .map_err(to_py_err)
 }
 
 fn load(path: &Path) -> PyResult<Model> {
-    let loaded = Registry::shared_builtin()
-        .load_model(path)
-        .map_err(to_py_err)?;
+    load_checked(path).map_err(to_py_err)
+}
+
+fn load_checked(path: &Path) -> glassbox::Result<Model> {
+    let loaded = Registry::shared_builtin().load_model(path)?;
     Ok(Model::new(loaded.kind, loaded.model))
 }

@@ -150,6 +150,22 @@ def test_clone_and_pickle(iris):
     assert (restored.predict_proba(X) == model.predict_proba(X)).all()
     assert restored.export_text() == model.export_text()
     assert not hasattr(clone(model), "classes_")
+    # a damaged pickle is named as such, not by the temporary file it passes through
+    damaged = pickle.dumps(model).replace(b'"glassbox_model"', b'"glassbox_mode1"')
+    with pytest.raises(ValueError, match="model error in the pickled model: not a glassbox"):
+        pickle.loads(damaged)
+
+
+def test_category_levels_that_cannot_be_held_are_named():
+    rng = np.random.default_rng(0)
+    numbers = rng.normal(size=40)
+    y = np.where(numbers > 0, "p", "n")
+    empty = pd.DataFrame({"c": ["", "u"] * 20, "a": numbers})
+    with pytest.raises(ValueError, match="column 'c', row 0: an empty string is not a category"):
+        glassbox.CARTClassifier().fit(empty, y)
+    clash = pd.DataFrame({"color": ["red", "blue"] * 20, "color=red": numbers})
+    with pytest.raises(ValueError, match="two features would both be named 'color=red'"):
+        glassbox.CARTClassifier().fit(clash, y)
 
 
 def test_warm_start_refits_from_the_previous_model(iris):

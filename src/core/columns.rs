@@ -14,8 +14,8 @@ impl Table {
     /// A table of feature columns `names` / `columns` (aligned) and an optional target column
     /// `target_name` / `target` (empty `target` for data to predict on); `source` names it in
     /// errors. Names must be non-empty and distinct (the target's too), every column as long
-    /// as the first, numbers finite, category labels and targets non-empty. Row `i` is
-    /// reported as "line i + 2", as if read from a file with a header.
+    /// as the first, numbers finite, category labels and targets non-empty. Errors name
+    /// rows by their 0-based index ("row i").
     pub fn from_columns(
         source: &str,
         names: Vec<String>,
@@ -59,15 +59,26 @@ impl Table {
                     column.len()
                 )));
             }
-            let bad_row = match column {
-                ColumnData::Numeric(v) => v.iter().position(|x| !x.is_finite()),
-                ColumnData::Categorical(v) => v.iter().position(String::is_empty),
-            };
-            if let Some(i) = bad_row {
-                return Err(err(format!(
-                    "column '{name}', row {i}: missing or non-finite value; fill it in or \
-                     drop the row"
-                )));
+            match column {
+                ColumnData::Numeric(v) => {
+                    if let Some(i) = v.iter().position(|x| !x.is_finite()) {
+                        return Err(err(format!(
+                            "column '{name}', row {i}: missing or non-finite value; fill it \
+                             in or drop the row"
+                        )));
+                    }
+                }
+                // An empty level could not be told from a missing cell in the CSV files a
+                // model also predicts on, so it is refused rather than coded as a dummy.
+                ColumnData::Categorical(v) => {
+                    if let Some(i) = v.iter().position(String::is_empty) {
+                        return Err(err(format!(
+                            "column '{name}', row {i}: an empty string is not a category \
+                             level glassbox can hold (it reads an empty cell as missing); give \
+                             the level a name, or drop the row"
+                        )));
+                    }
+                }
             }
         }
         if !target.is_empty() && target.len() != n {
@@ -88,6 +99,7 @@ impl Table {
             target_name: target_name.to_string(),
             target,
             line_numbers: (0..n).map(|i| i + 2).collect(),
+            rows_in_memory: true,
         })
     }
 }
@@ -119,7 +131,14 @@ mod tests {
             labels(&["a", "b", "a"]),
         )
         .unwrap();
-        assert_eq!(read, built);
+        assert!(built.rows_in_memory && !read.rows_in_memory);
+        assert_eq!(
+            read,
+            Table {
+                rows_in_memory: false,
+                ..built.clone()
+            }
+        );
         let (a, b) = (
             read.encode_classification().unwrap(),
             built.encode_classification().unwrap(),
@@ -139,7 +158,16 @@ mod tests {
         let e = two(numeric(&[1.0, 2.0]), numeric(&[1.0]), &["u", "v"]);
         assert!(e.contains("column 'v' has 1 value"), "{e}");
         let e = two(numeric(&[1.0, f64::NAN]), numeric(&[1.0, 2.0]), &["u", "v"]);
-        assert!(e.contains("column 'u', row 1"), "{e}");
+        assert!(
+            e.contains("column 'u', row 1: missing or non-finite"),
+            "{e}"
+        );
+        let level = |v: &[&str]| ColumnData::Categorical(labels(v));
+        let e = two(numeric(&[1.0, 2.0]), level(&["red", ""]), &["u", "v"]);
+        assert!(
+            e.contains("column 'v', row 1: an empty string is not a category"),
+            "{e}"
+        );
         let e = two(numeric(&[1.0, 2.0]), numeric(&[1.0, 2.0]), &["u", "u"]);
         assert!(e.contains("'u' appears twice"), "{e}");
         let e = two(numeric(&[1.0, 2.0]), numeric(&[1.0, 2.0]), &["u", "y"]);
@@ -158,5 +186,54 @@ mod tests {
         .unwrap_err()
         .to_string();
         assert!(e.contains("2 value(s) for 1 row(s)"), "{e}");
+    }
+
+    #[test]
+    fn rows_in_memory_are_named_by_index_not_line() {
+        let table = |levels: &[&str]| {
+            Table::from_columns(
+                "mem",
+                labels(&["c"]),
+                vec![ColumnData::Categorical(labels(levels))],
+                "y",
+                labels(&["p", "q"]),
+            )
+            .unwrap()
+        };
+        let encoding = crate::data::Encoding::fit(&table(&["u", "v"]));
+        let e = encoding
+            .transform(&table(&["u", "w"]))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("column 'c', row 1: the level 'w' was not seen"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn a_dummy_named_like_another_column_is_refused() {
+        let table = Table::from_columns(
+            "mem",
+            labels(&["color", "color=red"]),
+            vec![
+                ColumnData::Categorical(labels(&["red", "blue", "red"])),
+                numeric(&[0.5, 1.5, 2.5]),
+            ],
+            "y",
+            labels(&["1", "2", "1"]),
+        )
+        .unwrap();
+        let e = table.encode_classification().unwrap_err().to_string();
+        assert!(
+            e.contains("two features would both be named 'color=red'"),
+            "{e}"
+        );
+        let e = table
+            .encode_regression()
+            .map(|_| ())
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("'color=red'"), "{e}");
     }
 }

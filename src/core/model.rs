@@ -72,13 +72,26 @@ struct Tag {
 
 /// The formulation name `text` (the content of model file `path`) declares.
 fn read_tag(path: &Path, text: &str) -> Result<String> {
-    let not_a_model = || GlassboxError::Model {
+    let not_a_model = |why: String| GlassboxError::Model {
         file: path.display().to_string(),
-        message: "not a glassbox model (no \"glassbox_model\" field)".to_string(),
+        message: format!("not a glassbox model ({why})"),
     };
     match serde_json::from_str::<Tag>(text) {
-        Ok(tag) => tag.glassbox_model.ok_or_else(not_a_model),
-        Err(e) if e.is_data() => Err(not_a_model()),
+        Ok(tag) => tag
+            .glassbox_model
+            .ok_or_else(|| not_a_model("no \"glassbox_model\" field".to_string())),
+        // Only a file that is no model comes here, so reading it whole costs nothing.
+        Err(e) if e.is_data() => {
+            let tag = serde_json::from_str::<serde_json::Value>(text)
+                .ok()
+                .and_then(|v| v.get("glassbox_model").cloned());
+            Err(not_a_model(match tag {
+                Some(tag) => {
+                    format!("its \"glassbox_model\" field is {tag}, not the name of a formulation")
+                }
+                None => "no \"glassbox_model\" field".to_string(),
+            }))
+        }
         Err(e) => Err(GlassboxError::Model {
             file: path.display().to_string(),
             message: format!("not valid JSON: {e}"),
@@ -371,4 +384,27 @@ macro_rules! fitted_model {
             }
         )?
     };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::read_tag;
+    use std::path::Path;
+
+    #[test]
+    fn the_tag_must_be_a_formulation_name() {
+        let tag = |text: &str| read_tag(Path::new("m.json"), text).map_err(|e| e.to_string());
+        assert_eq!(tag(r#"{"glassbox_model": "sorct"}"#).unwrap(), "sorct");
+        let e = tag(r#"{"glassbox_model": 1, "version": "9"}"#).unwrap_err();
+        assert!(
+            e.contains("its \"glassbox_model\" field is 1, not the name"),
+            "{e}"
+        );
+        let e = tag(r#"{"model": {}}"#).unwrap_err();
+        assert!(e.contains("no \"glassbox_model\" field"), "{e}");
+        let e = tag("[1, 2, 3]").unwrap_err();
+        assert!(e.contains("no \"glassbox_model\" field"), "{e}");
+        let e = tag("{not json").unwrap_err();
+        assert!(e.contains("not valid JSON"), "{e}");
+    }
 }

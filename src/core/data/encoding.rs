@@ -14,7 +14,7 @@ use crate::{GlassboxError, Result};
 use nalgebra::DMatrix;
 use serde::{Deserialize, Serialize};
 use std::cmp::Ordering;
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::Path;
 
 /// Sorts labels as numbers when every one parses as a finite number (so "2" < "10"),
@@ -113,12 +113,13 @@ impl Table {
             .collect();
         let y = self.target.iter().map(|t| index[t.as_str()]).collect();
         let encoding = Encoding::fit_with(self, dummies);
+        let feature_names = encoding.distinct_feature_names(&self.source)?;
         let x = encoding.transform(self)?;
         Ok(ClassificationData {
             x,
             y,
             classes,
-            feature_names: encoding.feature_names(),
+            feature_names,
             source: self.source.clone(),
             encoding,
         })
@@ -141,22 +142,23 @@ impl Table {
                     return Err(GlassboxError::data(
                         &self.source,
                         format!(
-                            "column '{}', line {}: the value '{t}' is not a finite number, \
+                            "column '{}', {}: the value '{t}' is not a finite number, \
                              but a regression target must be numeric; fix the value, or use \
                              a classification formulation",
                             self.target_name,
-                            self.line_of(i)
+                            self.place_of_row(i)
                         ),
                     ))
                 }
             }
         }
         let encoding = Encoding::fit_with(self, dummies);
+        let feature_names = encoding.distinct_feature_names(&self.source)?;
         let x = encoding.transform(self)?;
         Ok(RegressionData {
             x,
             y,
-            feature_names: encoding.feature_names(),
+            feature_names,
             source: self.source.clone(),
             encoding,
         })
@@ -296,6 +298,27 @@ impl Encoding {
         out
     }
 
+    /// [`Encoding::feature_names`], refused where two are the same: a dummy named like
+    /// another column (level `red` of column `color` beside a column `color=red`) would
+    /// make the model's splits ambiguous to read. `source` names the data in the error.
+    pub fn distinct_feature_names(&self, source: &str) -> Result<Vec<String>> {
+        let names = self.feature_names();
+        let mut seen = HashSet::with_capacity(names.len());
+        for name in &names {
+            if !seen.insert(name.as_str()) {
+                return Err(GlassboxError::data(
+                    source,
+                    format!(
+                        "two features would both be named '{name}': a categorical column's \
+                         level gives a dummy of the same name as another column; rename the \
+                         column or the level"
+                    ),
+                ));
+            }
+        }
+        Ok(names)
+    }
+
     /// Encodes `table` (rows = samples, unscaled). Columns are matched by name, so their
     /// order in `table` does not matter; a missing column, a column of the other type, or a
     /// level not seen when fitting is an error.
@@ -342,10 +365,10 @@ impl Encoding {
                             Some(None) => {}
                             None => {
                                 return Err(err(format!(
-                                    "column '{name}', line {}: the level '{v}' was not seen \
+                                    "column '{name}', {}: the level '{v}' was not seen \
                                      when the encoding was fitted (known levels: {}); map it \
                                      to a known level or refit on data that includes it",
-                                    table.line_of(i),
+                                    table.place_of_row(i),
                                     quoted_list(levels)
                                 )))
                             }
@@ -359,15 +382,16 @@ impl Encoding {
                         .find(|(_, v)| !matches!(cell_kind(v), CellKind::Number))
                         .unwrap_or((0, &values[0]));
                     return Err(err(format!(
-                        "column '{name}', line {}: the value '{v}' is not a number, but the \
+                        "column '{name}', {}: the value '{v}' is not a number, but the \
                          column was numeric when the encoding was fitted",
-                        table.line_of(i)
+                        table.place_of_row(i)
                     )));
                 }
                 (ColumnEncoding::Dummies { .. }, ColumnData::Numeric(_)) => {
                     return Err(err(format!(
-                        "column '{name}' was read as numeric, but it was categorical when \
-                         the encoding was fitted; declare it in `data.categorical`"
+                        "column '{name}' holds numbers, but it was categorical when the \
+                         encoding was fitted; declare it in `data.categorical` (a CSV file) \
+                         or give it a string or category dtype (a DataFrame)"
                     )));
                 }
             }

@@ -83,6 +83,9 @@ pub struct Table {
     /// For each row, the 1-based line of the file it was read from (the header is line 1),
     /// so that later errors can point at the file.
     pub line_numbers: Vec<usize>,
+    /// Whether the rows came from memory (a DataFrame) rather than a file: errors then
+    /// name row `i` (0-based) instead of a line.
+    pub rows_in_memory: bool,
 }
 
 /// What a cell looks like, for type detection.
@@ -337,6 +340,7 @@ impl Table {
             target_name,
             target,
             line_numbers: lines,
+            rows_in_memory: false,
         })
     }
 
@@ -386,6 +390,7 @@ impl Table {
                 .chain(&other.line_numbers)
                 .copied()
                 .collect(),
+            rows_in_memory: self.rows_in_memory || other.rows_in_memory,
         })
     }
 
@@ -397,6 +402,16 @@ impl Table {
     /// The line of the file row `i` came from (for error messages).
     pub(super) fn line_of(&self, i: usize) -> usize {
         self.line_numbers.get(i).copied().unwrap_or(i + 2)
+    }
+
+    /// Where row `i` is, as errors name it: "line N" of a file, or "row i" of a table
+    /// built in memory.
+    pub(super) fn place_of_row(&self, i: usize) -> String {
+        if self.rows_in_memory {
+            format!("row {i}")
+        } else {
+            format!("line {}", self.line_of(i))
+        }
     }
 }
 

@@ -130,5 +130,6 @@ pub fn synthetic_oblique(rows: usize, features: usize, classes: usize, seed: u64
         target_name: "target".to_string(),
         target: labels.iter().map(|l| format!("c{l}")).collect(),
         line_numbers: (0..rows).map(|i| i + 2).collect(),
+        rows_in_memory: false,
     }
 }
