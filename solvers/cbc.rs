@@ -96,6 +96,7 @@ pub const CAPABILITIES: Capabilities = Capabilities {
     warm_start_duals: false,
     dual_bound: true,
     gpu: false,
+    newton_steps: false,
 };
 
 /// The choices of CBC's cut generator switches.

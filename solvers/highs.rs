@@ -85,6 +85,7 @@ pub const CAPABILITIES: Capabilities = Capabilities {
     warm_start_duals: false,
     dual_bound: true,
     gpu: false,
+    newton_steps: false,
 };
 
 /// The raw options this backend accepts: a curated subset of HiGHS's options, typed.

@@ -188,6 +188,61 @@ fn s_nb_dec_with_the_lbfgs_backend() {
     );
 }
 
+/// The unset iteration caps are the paper's (5 and 40) for IPOPT and 25 times those for the
+/// first-order backends, whose augmented Lagrangian ended 2 of these 12 solves infeasible at
+/// 40 (no solution); set caps are kept.
+#[test]
+fn first_order_backends_get_caps_they_end_feasible_at() {
+    use glassbox::formulations::decomposition::Caps;
+    let registry = glassbox::registry::Registry::shared_builtin();
+    let options = Default::default();
+    let caps =
+        |solver: &str, config: &glassbox::formulations::decomposition::DecompositionConfig| {
+            Caps::of(config, &*registry.nlp_solver(solver, &options).unwrap())
+        };
+    let mut config = example();
+    let unset = config.decomposition.clone().unwrap();
+    assert_eq!(
+        caps("ipopt", &unset),
+        Caps {
+            init: 5,
+            subproblem: 40
+        }
+    );
+    assert_eq!(
+        caps("lbfgs", &unset),
+        Caps {
+            init: 125,
+            subproblem: 1000
+        }
+    );
+    let set = glassbox::formulations::decomposition::DecompositionConfig {
+        subproblem_iterations: Some(40),
+        ..unset
+    };
+    assert_eq!(
+        caps("lbfgs", &set),
+        Caps {
+            init: 125,
+            subproblem: 40
+        }
+    );
+
+    config.split.repeats = 3;
+    config.multistart.starts = 3;
+    config.solver.name = "lbfgs".into();
+    let records = run(&config);
+    assert_eq!(records.len(), 12);
+    for r in &records {
+        assert!(
+            r.status == "iteration_limit_feasible",
+            "{}: {}",
+            r.status,
+            r.raw_status
+        );
+    }
+}
+
 /// An L0glob problem (exponential approximation, rho) on 40 iris rows, depth 2, and a point
 /// inside the bounds.
 fn l0glob_iris() -> (

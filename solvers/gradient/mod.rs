@@ -137,6 +137,7 @@ pub const CAPABILITIES: Capabilities = Capabilities {
     warm_start_duals: true,
     dual_bound: false,
     gpu: false,
+    newton_steps: false,
 };
 
 /// Default of `tolerance`.

@@ -127,6 +127,7 @@ pub const CAPABILITIES: Capabilities = Capabilities {
     warm_start_duals: true,
     dual_bound: false,
     gpu: false,
+    newton_steps: true,
 };
 
 /// Absolute constraint violation under which a point counts as feasible when Ipopt stops

@@ -30,6 +30,10 @@ pub struct Capabilities {
     pub dual_bound: bool,
     /// Runs on a GPU.
     pub gpu: bool,
+    /// Its iterations are Newton steps (an interior point's), the unit in which the papers
+    /// cap iterations (NB-DEC's 40 per subproblem); a first-order backend's iterations are
+    /// many more and cheaper, so such caps default higher for it.
+    pub newton_steps: bool,
 }
 
 impl Capabilities {
@@ -43,6 +47,7 @@ impl Capabilities {
             (self.warm_start_duals, "warm-start-duals"),
             (self.dual_bound, "dual-bound"),
             (self.gpu, "gpu"),
+            (self.newton_steps, "newton-steps"),
         ]
         .iter()
         .filter(|(on, _)| *on)
