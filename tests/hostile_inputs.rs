@@ -557,6 +557,11 @@ fn inconsistent_models() -> Vec<InconsistentModel> {
             "leaf 0 predicts class 7",
         ),
         (
+            "flowoct",
+            |m| m["kind"] = json!("oct"),
+            "the tree's kind is 'oct', expected 'flowoct'",
+        ),
+        (
             "oct_h",
             |m| m["depth"] = json!(9),
             "depth 9 is outside 1..=4",

@@ -395,6 +395,21 @@ impl Experiment {
             let parts: Vec<&str> = block_fingerprints.iter().map(|s| s.as_str()).collect();
             self::fingerprint(&parts)
         };
+        // A path carries each cell's trees into the next; a tree of another depth cannot
+        // start a solve, and the run would stop at the first cell of the next depth.
+        let depth_axis = |b: &Block| {
+            b.axes
+                .iter()
+                .any(|a| a.section == AxisSection::Formulation && a.key == "depth")
+        };
+        if engine.warm_path && blocks.iter().any(depth_axis) {
+            return Err(bad(
+                "[experiment] warm_path carries each cell's trees into the next, which cannot \
+                 change the depth: remove the depth axis (one grid per depth) or set \
+                 warm_path = false"
+                    .into(),
+            ));
+        }
         let uses_engine = blocks.len() > 1
             || !blocks[0].axes.is_empty()
             || had_engine_table
@@ -714,8 +729,12 @@ fn take_formulation_axes(
             toml::Value::Table(t) if t.contains_key("from") => Some(expand_range(key, t)?),
             toml::Value::Array(list) if !list.is_empty() => {
                 // A list is the parameter's value when the formulation takes it as one
-                // (rho, costs); otherwise each element is a value of an axis.
-                let alone = |v: toml::Value| {
+                // (rho, costs); otherwise each element is a value of an axis. Where another
+                // section is at fault (an unknown solver option), every probe fails: an
+                // element that fails as the config without the key does, where the list
+                // fails otherwise, still makes an axis, so that the cells report that
+                // error rather than this key's type.
+                let alone = |v: Option<toml::Value>| {
                     let mut probe = doc.clone();
                     if let (Some(name), Some(toml::Value::Table(solver))) =
                         (&first_solver, probe.get_mut("solver"))
@@ -724,14 +743,24 @@ fn take_formulation_axes(
                     }
                     let mut f = toml::Table::new();
                     f.insert("name".into(), formulation["name"].clone());
-                    f.insert(key.clone(), v);
+                    if let Some(v) = v {
+                        f.insert(key.clone(), v);
+                    }
                     probe.insert("formulation".into(), toml::Value::Table(f));
-                    toml::to_string(&probe).ok().is_some_and(|t| {
-                        ExperimentConfig::parse_with(common.path, &t, common.registry.clone())
-                            .is_ok()
-                    })
+                    let text = toml::to_string(&probe).map_err(|e| e.to_string())?;
+                    ExperimentConfig::parse_with(common.path, &text, common.registry.clone())
+                        .map(|_| ())
+                        .map_err(|e| e.to_string())
                 };
-                (!alone(value.clone()) && alone(list[0].clone())).then(|| list.clone())
+                match (alone(Some(value.clone())), alone(Some(list[0].clone()))) {
+                    (Err(_), Ok(())) => Some(list.clone()),
+                    (Err(whole), Err(first)) => {
+                        let without = alone(None).err();
+                        (without.as_ref() == Some(&first) && without != Some(whole))
+                            .then(|| list.clone())
+                    }
+                    _ => None,
+                }
             }
             _ => None,
         };
@@ -1027,6 +1056,23 @@ name = "ipopt"
         assert_eq!(solvers.len(), 2);
     }
 
+    /// A bad [solver] with a formulation list is reported as the solver's error (the probe
+    /// failed for the list and its first element alike, and the list was left as the
+    /// parameter's value: "invalid type: sequence ... in `gamma`").
+    #[test]
+    fn a_bad_solver_beside_a_formulation_list_is_named() {
+        for (solver, want) in [
+            ("name = \"ipopt\"\nrelative_gap = 0.1", "relative_gap"),
+            ("name = \"nosuch\"", "unknown solver 'nosuch'"),
+        ] {
+            let text = BASE.replace("name = \"ipopt\"", solver);
+            let e = Experiment::parse(Path::new("x.toml"), &text)
+                .unwrap_err()
+                .to_string();
+            assert!(e.contains(want) && !e.contains("sequence"), "{e}");
+        }
+    }
+
     #[test]
     fn a_plain_config_is_one_cell_and_the_fingerprint_ignores_the_budget() {
         let plain = BASE
@@ -1074,6 +1120,11 @@ name = "ipopt"
                 .to_string();
             assert!(e.contains(want), "{e}");
         }
+        let text = BASE.replace("depth = 1", "depth = [1, 2]") + "[experiment]\nwarm_path = true\n";
+        let e = Experiment::parse(Path::new("x.toml"), &text)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("remove the depth axis"), "{e}");
         let text = format!("{BASE}\n[split]\nprotocol = \"kfold\"\n");
         let e = Experiment::parse(Path::new("x.toml"), &text)
             .unwrap_err()
