@@ -24,6 +24,10 @@ use crate::{GlassboxError, Result};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+/// The most lambda labels an x axis carries: upright labels such as "5.21e-3" (11 px) fit
+/// a panel of a third of the figure's width about eight times.
+const MAX_UPRIGHT_LABELS: usize = 8;
+
 /// The plots `glassbox plot` draws.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum PlotKind {
@@ -521,7 +525,7 @@ impl Figure for Heatmaps {
                 let mut builder = ChartBuilder::on(area);
                 builder
                     .margin(8)
-                    .x_label_area_size(if text { 60 } else { 5 })
+                    .x_label_area_size(if text { 40 } else { 5 })
                     .y_label_area_size(if text { 70 } else { 5 });
                 if text {
                     builder.caption(format!("{}: {}", row.title, names[k]), ("sans-serif", 15));
@@ -532,8 +536,13 @@ impl Figure for Heatmaps {
                     .build_cartesian_2d((0..last_x).into_segmented(), (0..last_y).into_segmented())
                     .map_err(err)?;
                 if text {
+                    // Upright labels (rotated ones render garbled in PNGs), so at most
+                    // MAX_UPRIGHT_LABELS of them.
+                    let every = nx.div_ceil(MAX_UPRIGHT_LABELS).max(1);
                     let xl = |v: &SegmentValue<usize>| match v {
-                        SegmentValue::CenterOf(i) if *i < nx => lambda_label(grid.columns[*i]),
+                        SegmentValue::CenterOf(i) if *i < nx && i.is_multiple_of(every) => {
+                            lambda_label(grid.columns[*i])
+                        }
                         _ => String::new(),
                     };
                     let yl = |v: &SegmentValue<usize>| match v {
@@ -547,11 +556,7 @@ impl Figure for Heatmaps {
                         .y_labels(ny)
                         .x_label_formatter(&xl)
                         .y_label_formatter(&yl)
-                        .x_label_style(
-                            ("sans-serif", 11)
-                                .into_font()
-                                .transform(FontTransform::Rotate90),
-                        )
+                        .x_label_style(("sans-serif", 11))
                         .y_label_style(("sans-serif", 11))
                         .x_desc("lambda_G")
                         .y_desc("lambda_L")
@@ -643,8 +648,8 @@ impl Figure for LambdaPaths {
                 .build_cartesian_2d(-0.5f64..(n as f64 - 0.5), lo..102.0)
                 .map_err(err)?;
             if text {
-                // At most about ten labels, so they do not overlap.
-                let every = n.div_ceil(10).max(1);
+                // Upright labels (rotated ones render garbled in PNGs) that do not overlap.
+                let every = n.div_ceil(MAX_UPRIGHT_LABELS).max(1);
                 let xl = |v: &f64| {
                     let i = v.round();
                     if (v - i).abs() < 1e-6
@@ -661,11 +666,7 @@ impl Figure for LambdaPaths {
                     .configure_mesh()
                     .x_labels(n.max(2) * 2)
                     .x_label_formatter(&xl)
-                    .x_label_style(
-                        ("sans-serif", 11)
-                            .into_font()
-                            .transform(FontTransform::Rotate90),
-                    )
+                    .x_label_style(("sans-serif", 11))
                     .x_desc(match panel.lambda {
                         Lambda::Local => "lambda_L",
                         Lambda::Global => "lambda_G",

@@ -250,6 +250,11 @@ fn every_plot_written_as_png_and_svg() {
         ]));
         assert!(stdout.contains("wrote"));
         assert_image(&out);
+        if ext == "svg" {
+            // The lambda labels stand upright: rotated ones render garbled in PNGs.
+            let svg = std::fs::read_to_string(&out).unwrap();
+            assert!(!svg.contains("rotate(90,"), "{svg}");
+        }
     }
     // A path: the lambda_G = 0 column only.
     let mut path_lines = Vec::new();
