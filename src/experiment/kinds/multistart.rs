@@ -69,6 +69,41 @@ pub(crate) struct Solved<M> {
     pub point: Vec<f64>,
 }
 
+impl<M> Solved<M> {
+    /// An NLP solve from `start`: `model` is the one read from the solve's final point,
+    /// `None` where it returned no point of the problem's size; the warm path then carries
+    /// the start on.
+    pub(crate) fn of_nlp(
+        result: crate::SolveResult,
+        start: &[f64],
+        record: SolveRecord,
+        model: Option<M>,
+    ) -> Solved<M> {
+        Solved {
+            record,
+            usable: result.status.has_solution(),
+            point: match model {
+                Some(_) => result.primal,
+                None => start.to_vec(),
+            },
+            model,
+        }
+    }
+}
+
+/// The lines of an NLP formulation's unit: its greedy starts, the random starts, the warm
+/// start's model if any, and the cross-validated choice's line where it `chooses`.
+pub(crate) fn nlp_solves_per_unit(
+    greedy_starts: usize,
+    config: &ExperimentConfig,
+    chooses: bool,
+) -> usize {
+    greedy_starts
+        + config.multistart.starts
+        + usize::from(config.multistart.warm_start.is_some())
+        + usize::from(chooses)
+}
+
 /// The starts of a unit, solved: one record and one point per start, the best usable
 /// objective's start and model, and whether a stop request cut the starts short.
 pub(crate) struct Ran<M> {

@@ -168,16 +168,7 @@ impl<F: NlpClassifierFormulation> NlpClassifier<F> {
             if let Some(model) = &model {
                 record = self.measured(record, model, &train, &test);
             }
-            Ok(Solved {
-                record,
-                model,
-                usable: result.status.has_solution(),
-                point: if has_point {
-                    result.primal
-                } else {
-                    start.x0.clone()
-                },
-            })
+            Ok(Solved::of_nlp(result, &start.x0, record, model))
         })
     }
 }
@@ -200,10 +191,7 @@ where
         self.0.decomposable()
     }
     fn solves_per_unit(&self, config: &ExperimentConfig) -> usize {
-        self.0.greedy_start_count()
-            + config.multistart.starts
-            + usize::from(config.multistart.warm_start.is_some())
-            + usize::from(self.chooses())
+        multistart::nlp_solves_per_unit(self.0.greedy_start_count(), config, self.chooses())
     }
 
     fn check(&self, config: &ExperimentConfig, data: &EngineData) -> Result<()> {

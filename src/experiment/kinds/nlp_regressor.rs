@@ -107,10 +107,7 @@ where
         true
     }
     fn solves_per_unit(&self, config: &ExperimentConfig) -> usize {
-        self.0.greedy_start_count()
-            + config.multistart.starts
-            + usize::from(config.multistart.warm_start.is_some())
-            + usize::from(self.chooses())
+        multistart::nlp_solves_per_unit(self.0.greedy_start_count(), config, self.chooses())
     }
 
     fn check(&self, config: &ExperimentConfig, data: &EngineData) -> Result<()> {
@@ -188,16 +185,7 @@ where
             if let Some(model) = &model {
                 record = self.measured(record, model, &train, &test);
             }
-            Ok(Solved {
-                record,
-                model,
-                usable: result.status.has_solution(),
-                point: if has_point {
-                    result.primal
-                } else {
-                    start.x0.clone()
-                },
-            })
+            Ok(Solved::of_nlp(result, &start.x0, record, model))
         })?;
         let ran = self.select_by_cross_validation(config, data, split, carry, &prepared, ran)?;
         multistart::finish(f.name(), carry, ran)
