@@ -9,6 +9,7 @@ use glassbox::cluster::plan::{Layout, Plan};
 use glassbox::cluster::records::{self, Outcome};
 use serde_json::Value;
 use std::collections::BTreeSet;
+use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
@@ -196,6 +197,58 @@ fn plans_that_do_not_fit_are_refused_with_the_reason() {
         "local",
     ]);
     assert!(e.contains("holds a sharded run of another config"), "{e}");
+
+    // [cluster] shards sizes a new plan only: the resume command (no --shards) goes on with
+    // the 2 shards on disk.
+    let sized = tmp.path().join("sized.toml");
+    std::fs::write(
+        &sized,
+        std::fs::read_to_string(&config).unwrap() + "[cluster]\nshards = 4\n",
+    )
+    .unwrap();
+    let sized = sized.to_str().unwrap();
+    let stdout = ok(&glassbox(&[
+        "run",
+        sized,
+        "--out",
+        d,
+        "--executor",
+        "local",
+    ]));
+    assert!(
+        stdout.contains("going on with its plan: 2 shards")
+            && stdout.contains("[cluster] shards = 4 applies to a new plan only")
+            && stdout.contains("every shard is finished and merged"),
+        "{stdout}"
+    );
+
+    // --force with an argument that is refused removes nothing: every check comes first.
+    let results = Path::new(d).join("results.jsonl");
+    let merged = lines(&results);
+    let kept = |what: &str| {
+        assert_eq!(lines(&results), merged, "{what}");
+        assert_eq!(Plan::read(&Layout::new(Path::new(d))).unwrap().shards, 2);
+        assert!(
+            Path::new(d).join("shards/2/results.jsonl").exists(),
+            "{what}"
+        );
+    };
+    let e = err(&[
+        "run",
+        cfg,
+        "--out",
+        d,
+        "--executor",
+        "local",
+        "--force",
+        "--shards",
+        "60",
+    ]);
+    assert!(e.contains("60 shards for 16 chains"), "{e}");
+    kept("--force --shards 60");
+    let e = err(&["run", cfg, "--out", d, "--executor", "slurm", "--force"]);
+    assert!(e.contains("how many shards?"), "{e}");
+    kept("--force without --shards on SLURM");
     // --force starts over.
     let stdout = ok(&glassbox(&[
         "run",
@@ -250,6 +303,22 @@ fn an_interrupted_local_run_resumes_without_solving_anything_twice() {
     let status = ok(&glassbox(&["status", d]));
     assert_eq!(states(&status), vec!["running"; 2], "{status}");
     assert!(status.contains("time left about"), "{status}");
+    // A second attempt on a running shard is refused by it, and changes nothing: the shard
+    // still runs, with one attempt recorded (whose end, below, is its own).
+    let second = glassbox(&["task", d, "--shard", "1"]);
+    let stderr = String::from_utf8_lossy(&second.stderr);
+    assert!(!second.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("shard 1 of") && stderr.contains("is running already"),
+        "{stderr}"
+    );
+    let status = ok(&glassbox(&["status", d]));
+    assert_eq!(states(&status), vec!["running"; 2], "{status}");
+    assert_eq!(
+        records::read(&layout.records(1)).unwrap().len(),
+        1,
+        "the refused attempt wrote records"
+    );
     let kill = Command::new("kill")
         .args(["-INT", &child.id().to_string()])
         .status()
@@ -257,13 +326,20 @@ fn an_interrupted_local_run_resumes_without_solving_anything_twice() {
     assert!(kill.success());
     let out = child.wait_with_output().unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
         !out.status.success(),
         "an interrupted run must fail: {stdout}"
     );
     assert!(stdout.contains("interrupted"), "{stdout}");
+    // A clean stop is no error.
+    assert!(
+        stderr.contains("shard 1/2 stopped") && !stderr.contains("ended with an error"),
+        "{stderr}"
+    );
     for i in [1, 2] {
         let a = records::attempts(&records::read(&layout.records(i)).unwrap());
+        assert_eq!(a.len(), 1, "{a:?}");
         assert_eq!(
             a.last().unwrap().outcome(),
             Some(Outcome::Interrupted),

@@ -536,3 +536,98 @@ fn a_task_killed_without_warning_is_reported_and_its_resubmission_resumes() {
         );
     }
 }
+
+#[test]
+fn a_task_cancelled_while_pending_and_jobs_that_die_in_their_setup_are_told_apart() {
+    let Some(cluster) = cluster("a_task_cancelled_while_pending_and_jobs_that_die_in_their_setup")
+    else {
+        return;
+    };
+    let _turn = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
+    let tmp = tempfile::tempdir().unwrap();
+
+    // A task cancelled while it waits for its turn (the array runs one task at a time) never
+    // started: stopped, to be submitted again, not a failure of its setup.
+    let config = slow_grid(tmp.path());
+    let dir = tmp.path().join("cancelled");
+    cluster.submit(
+        &config,
+        &dir,
+        &["--shards", "2", "--cluster", "max_running=1"],
+    );
+    let array = Plan::read(&Layout::new(&dir)).unwrap().submissions[0]
+        .array_job
+        .clone()
+        .unwrap();
+    wait_mid_run(&dir, 1, 4);
+    let out = cluster
+        .command("scancel")
+        .arg(format!("{array}_2"))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let started = Instant::now();
+    while cluster
+        .queued(std::slice::from_ref(&array))
+        .iter()
+        .any(|l| l.starts_with(&format!("{array}_2 ")))
+    {
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "task 2 stays queued"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let status = cluster.status(&dir);
+    assert_eq!(states(&status), vec!["running", "stopped"], "{status}");
+    assert!(
+        status.contains("left SLURM's queue without starting (cancelled while pending?)")
+            && status.contains("to go on: glassbox run")
+            && !status.contains("failed"),
+        "{status}"
+    );
+    // The merge job waits for the array, in words, without SLURM's "None".
+    assert!(status.contains("(waiting for the array)"), "{status}");
+    assert!(!status.contains("(None)"), "{status}");
+    let out = cluster
+        .command("scancel")
+        .args(job_ids(&dir))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    cluster.wait_for_jobs(&dir, Duration::from_secs(120));
+
+    // A setup line that fails ends every job before glassbox starts, the merge job's too:
+    // failures, each with its log, the merge's error from its log.
+    let config = small_grid(tmp.path(), "-1000.0", "");
+    let mut text = std::fs::read_to_string(&config).unwrap();
+    text.push_str("[cluster]\nsetup = [\"no-such-setup-command\"]\n");
+    std::fs::write(&config, text).unwrap();
+    let dir = tmp.path().join("setup");
+    cluster.submit(&config, &dir, &["--shards", "2"]);
+    cluster.wait_for_jobs(&dir, Duration::from_secs(120));
+    let status = cluster.status(&dir);
+    assert_eq!(states(&status), vec!["FAILED", "FAILED"], "{status}");
+    assert!(
+        status.contains("shard 1 failed: its job left SLURM's queue before glassbox started"),
+        "{status}"
+    );
+    let merge = status
+        .lines()
+        .find(|l| l.starts_with("merge: "))
+        .unwrap_or_default();
+    assert!(
+        merge.contains("left SLURM's queue before glassbox started")
+            && merge.contains("logs/merge.log")
+            && merge.contains("no-such-setup-command"),
+        "{status}"
+    );
+}

@@ -168,8 +168,21 @@ impl ClusterConfig {
     }
 }
 
+/// The keys of `[cluster]` whose values are strings: `--cluster` takes their text as it is
+/// (`time=90` is 90 minutes, `job_name=123` a name), not as a TOML number.
+const STRING_KEYS: [&str; 7] = [
+    "time",
+    "memory",
+    "partition",
+    "account",
+    "job_name",
+    "binary",
+    "merge_time",
+];
+
 /// `KEY=VALUE` of `--cluster`: the value read as a TOML value (`cpus=2`,
-/// `sbatch=["--qos=long"]`), else as a string (`time=02:00:00`).
+/// `sbatch=["--qos=long"]`), else as a string (`time=02:00:00`); for a string-typed key, a
+/// TOML string (`job_name="a"`) or else the text.
 fn parse_override(text: &str) -> Result<(String, toml::Value)> {
     let (key, value) = text.split_once('=').ok_or_else(|| {
         GlassboxError::Config(format!(
@@ -186,6 +199,7 @@ fn parse_override(text: &str) -> Result<(String, toml::Value)> {
     let parsed = toml::from_str::<toml::Table>(&format!("v = {value}"))
         .ok()
         .and_then(|mut t| t.remove("v"))
+        .filter(|v| v.is_str() || !STRING_KEYS.contains(&key))
         .unwrap_or_else(|| toml::Value::String(value.to_string()));
     Ok((key.to_string(), parsed))
 }
@@ -323,6 +337,22 @@ depth = [1, 2]
         // Half the task's time at most; the solver's limit plus a minute otherwise.
         assert_eq!(c.stop_before_limit(Some(60.0)), 120);
         assert_eq!(c.stop_before_limit(Some(3600.0)), 900);
+        // String keys take the text of a number as it is; a quoted string, without quotes.
+        let c = ClusterConfig::load(
+            &path,
+            &[
+                "time=90".into(),
+                "job_name=123".into(),
+                "account=\"lab\"".into(),
+                "merge_time=1-0".into(),
+            ],
+        )
+        .unwrap();
+        assert_eq!(c.time.as_deref(), Some("90"));
+        assert_eq!(c.time_seconds(), Some(5400));
+        assert_eq!(c.job_name.as_deref(), Some("123"));
+        assert_eq!(c.account.as_deref(), Some("lab"));
+        assert_eq!(c.merge_time.as_deref(), Some("1-0"));
     }
 
     #[test]

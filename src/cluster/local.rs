@@ -64,14 +64,16 @@ pub fn run(
                 Some(s) => {
                     let (i, _) = running.swap_remove(k);
                     ended.push((i, s.code()));
+                    // 143 / 130: the task stopped cleanly on the SIGTERM it was passed (or
+                    // ended at once on a second signal), which is no error.
+                    let word = match s.code() {
+                        _ if s.success() => "finished",
+                        Some(143 | 130) if stopping => "stopped",
+                        _ => "ended with an error",
+                    };
                     eprintln!(
-                        "shard {i}/{} {} ({} of {} shards ended)",
+                        "shard {i}/{} {word} ({} of {} shards ended)",
                         plan.shards,
-                        if s.success() {
-                            "finished"
-                        } else {
-                            "ended with an error"
-                        },
                         ended.len(),
                         shards.len()
                     );

@@ -72,6 +72,13 @@ pub enum Event {
         /// much of a core it had.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         cpu_seconds: Option<f64>,
+        /// The attempt's process id, as its start has it: the end pairs with the start of the
+        /// same attempt (none in older records: the latest start).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pid: Option<u32>,
+        /// SLURM: the attempt's job, as its start has it.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        job: Option<String>,
     },
 }
 
@@ -136,7 +143,10 @@ impl Attempt {
     }
 }
 
-/// The attempts of a records file, oldest first (an `end` without a `start` is dropped).
+/// The attempts of a records file, oldest first. An `end` pairs with the latest open
+/// `start` of the same process and job: attempts may overlap (one is refused while another
+/// runs, an older one ends late), and an end paired with another attempt's start would end
+/// the wrong one. An `end` without its `start` is dropped.
 pub fn attempts(events: &[Event]) -> Vec<Attempt> {
     let mut out: Vec<Attempt> = Vec::new();
     for e in events {
@@ -145,9 +155,18 @@ pub fn attempts(events: &[Event]) -> Vec<Attempt> {
                 start: e.clone(),
                 end: None,
             }),
-            Event::End { .. } => {
-                if let Some(last) = out.last_mut().filter(|a| a.end.is_none()) {
-                    last.end = Some(e.clone());
+            Event::End { pid, job, .. } => {
+                let open = match pid {
+                    Some(p) => out.iter_mut().rev().find(|a| {
+                        a.end.is_none()
+                            && matches!(&a.start, Event::Start { pid: sp, job: sj, .. }
+                                if sp == p && sj == job)
+                    }),
+                    // Older records name no process: the latest start, if still open.
+                    None => out.last_mut().filter(|a| a.end.is_none()),
+                };
+                if let Some(a) = open {
+                    a.end = Some(e.clone());
                 }
             }
         }
@@ -222,6 +241,8 @@ mod tests {
             solved_units: 3,
             message: None,
             cpu_seconds: Some(4.5),
+            pid: Some(7),
+            job: Some("12_1".into()),
         };
         for e in [&start(1.0), &end, &start(9.0)] {
             append(&path, e).unwrap();
@@ -235,6 +256,45 @@ mod tests {
         assert_eq!(a[0].outcome(), Some(Outcome::Requeued));
         assert_eq!(a[1].started(), 9.0);
         assert_eq!(a[1].end, None);
+    }
+
+    #[test]
+    fn an_end_pairs_with_the_start_of_its_own_attempt() {
+        let start = |at, pid| Event::Start {
+            at,
+            host: "node1".into(),
+            pid,
+            job: None,
+            restart: 0,
+            done_units: 0,
+        };
+        let end = |at, outcome, pid| Event::End {
+            at,
+            outcome,
+            done_units: 1,
+            solved_units: 1,
+            message: None,
+            cpu_seconds: None,
+            pid,
+            job: None,
+        };
+        // Attempt 7 runs; attempt 8 starts and fails beside it; then 7 is interrupted.
+        let events = [
+            start(1.0, 7),
+            start(2.0, 8),
+            end(3.0, Outcome::Failed, Some(8)),
+            end(4.0, Outcome::Interrupted, Some(7)),
+        ];
+        let a = attempts(&events);
+        assert_eq!(a.len(), 2);
+        assert_eq!(a[0].outcome(), Some(Outcome::Interrupted));
+        assert_eq!(a[1].outcome(), Some(Outcome::Failed));
+        // An end of another process pairs with nothing; one of older records (no pid) with
+        // the latest open start.
+        let a = attempts(&[start(1.0, 7), end(2.0, Outcome::Failed, Some(9))]);
+        assert_eq!(a[0].end, None);
+        let a = attempts(&[start(1.0, 7), end(2.0, Outcome::Finished, None)]);
+        assert_eq!(a[0].outcome(), Some(Outcome::Finished));
     }
 
     #[test]

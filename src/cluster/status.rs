@@ -8,7 +8,9 @@
 //! process table of this host for local processes. An attempt that recorded no end and no
 //! longer runs was killed (SIGKILL after KillWait, the out-of-memory killer, a node failure);
 //! a submitted shard that left the queue without recording any attempt failed before
-//! glassbox started (a `setup` line, a binary the node cannot run): both are failures.
+//! glassbox started (a `setup` line, a binary the node cannot run), if its job wrote its log
+//! since the submission; without a log it never started (cancelled while pending) and is
+//! stopped. The merge job is judged the same way.
 //!
 //! The time left: each shard's measured seconds per cell-split (its attempts' wall time over
 //! the cell-splits they solved; the run's mean for a shard without one) times its remaining
@@ -77,6 +79,8 @@ pub struct RunStatus {
     pub merge: String,
     /// Whether every shard's results are merged into DIR.
     pub merged: bool,
+    /// Whether the merge's last try failed (or its job left the queue without one).
+    pub merge_failed: bool,
     /// A note on what could not be read (squeue unavailable).
     pub note: Option<String>,
 }
@@ -233,6 +237,20 @@ impl RunStatus {
             .shards
             .iter()
             .any(|s| matches!(s.state, ShardState::Failed(_) | ShardState::Stopped(_)));
+        let busy = self
+            .shards
+            .iter()
+            .any(|s| matches!(s.state, ShardState::Running | ShardState::Pending(_)));
+        if !unfinished && !busy && self.merge_failed {
+            let _ = writeln!(
+                out,
+                "to go on: glassbox run {} --out {} --executor {} (every shard is finished: it \
+                 merges them)",
+                plan.config.display(),
+                self.layout.root.display(),
+                plan.executor
+            );
+        }
         if unfinished {
             let _ = writeln!(
                 out,
@@ -329,9 +347,9 @@ pub fn read(dir: &Path) -> Result<RunStatus> {
                 (true, None) => ShardState::Running,
                 // Its job still ends (SLURM shows it a moment longer than glassbox runs).
                 (true, Some(o)) if o != Outcome::Requeued => {
-                    from_records(last, submitted, queue_known, plan.executor)
+                    from_records(last, submitted, queue_known, plan.executor, &layout.log(i))
                 }
-                _ => ShardState::Pending(format!("{} ({})", q.state.to_lowercase(), q.reason)),
+                _ => ShardState::Pending(queue_words(q)),
             }
         } else if running_here {
             ShardState::Running
@@ -340,7 +358,7 @@ pub fn read(dir: &Path) -> Result<RunStatus> {
         {
             ShardState::Pending("waiting for a free local slot".into())
         } else {
-            from_records(last, submitted, queue_known, plan.executor)
+            from_records(last, submitted, queue_known, plan.executor, &layout.log(i))
         };
         let measured = measure(&attempts, progress.done_units, state == ShardState::Running);
         shards.push(ShardStatus {
@@ -352,24 +370,26 @@ pub fn read(dir: &Path) -> Result<RunStatus> {
             measured,
         });
     }
-    let (merged, merge) = merge_state(&layout, &plan, &queued);
+    let (merged, merge, merge_failed) = merge_state(&layout, &plan, &queued, queue_known);
     Ok(RunStatus {
         layout,
         plan,
         shards,
         merge,
         merged,
+        merge_failed,
         note,
     })
 }
 
-/// The state of a shard that does not run (nor wait to) from its last attempt's record and
-/// its last submission.
+/// The state of a shard that does not run (nor wait to) from its last attempt's record, its
+/// last submission and its log.
 fn from_records(
     last: Option<&Attempt>,
     submitted: Option<&super::plan::Submission>,
     queue_known: bool,
     executor: Executor,
+    log: &Path,
 ) -> ShardState {
     match (last, submitted) {
         (Some(a), _) => match a.outcome() {
@@ -402,12 +422,43 @@ fn from_records(
                     .into(),
             ),
         },
-        (None, Some(s)) if s.array_job.is_some() && queue_known => ShardState::Failed(
-            "its job left SLURM's queue before glassbox started (a setup line that failed, a \
-             binary the node cannot run?)"
-                .into(),
-        ),
+        // SLURM opens a job's log when the job starts: a task cancelled while pending has
+        // none, one whose setup line failed has the error in it.
+        (None, Some(s)) if s.array_job.is_some() && queue_known => {
+            if written_since(log, s.at) {
+                ShardState::Failed(
+                    "its job left SLURM's queue before glassbox started (a setup line that \
+                     failed, a binary the node cannot run?): see its log"
+                        .into(),
+                )
+            } else {
+                ShardState::Stopped(
+                    "left SLURM's queue without starting (cancelled while pending?)".into(),
+                )
+            }
+        }
         _ => ShardState::NotStarted,
+    }
+}
+
+/// Whether the file `path` was written since `at` (seconds since the Unix epoch), with a
+/// second's slack for the clocks of the nodes and the file server.
+fn written_since(path: &Path, at: f64) -> bool {
+    std::fs::metadata(path)
+        .and_then(|m| m.modified())
+        .ok()
+        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+        .is_some_and(|t| t.as_secs_f64() >= at - 1.0)
+}
+
+/// A job's state in the queue in words, with SLURM's reason when it gives one
+/// (`pending (Resources)`, `running`).
+fn queue_words(q: &Queued) -> String {
+    let state = q.state.to_lowercase();
+    match q.reason.as_str() {
+        "" | "None" => state,
+        "Dependency" => format!("{state} (waiting for the array)"),
+        r => format!("{state} ({r})"),
     }
 }
 
@@ -440,8 +491,13 @@ fn measure(attempts: &[Attempt], done_now: usize, running: bool) -> (f64, usize)
     total
 }
 
-/// Whether the run is merged, and the merge's state in words.
-fn merge_state(layout: &Layout, plan: &Plan, queued: &[Queued]) -> (bool, String) {
+/// Whether the run is merged, the merge's state in words, and whether the merge failed.
+fn merge_state(
+    layout: &Layout,
+    plan: &Plan,
+    queued: &[Queued],
+    queue_known: bool,
+) -> (bool, String, bool) {
     let merged = store::read_manifest(&layout.root)
         .is_ok_and(|m| m.shard.is_none() && m.config_fingerprint == plan.config_fingerprint)
         && records::progress(&layout.root.join(store::RESULTS))
@@ -450,41 +506,75 @@ fn merge_state(layout: &Layout, plan: &Plan, queued: &[Queued]) -> (bool, String
         return (
             true,
             format!("done: {}", layout.root.join(store::RESULTS).display()),
+            false,
         );
     }
-    let merge_job = plan.submissions.last().and_then(|s| s.merge_job.clone());
+    let submission = plan.submissions.last();
+    let merge_job = submission.and_then(|s| s.merge_job.clone());
     if let Some(q) = merge_job
         .as_ref()
         .and_then(|j| queued.iter().find(|q| &q.array_job == j))
     {
+        return (false, format!("job {} {}", q.id, queue_words(q)), false);
+    }
+    let log = layout.merge_log();
+    let last = records::attempts(&records::read(&layout.merge_records()).unwrap_or_default()).pop();
+    // The last submission's merge job has left the queue: as for a shard, without an attempt
+    // of its own it never started glassbox, and without an end its attempt was killed. (A
+    // merge job starts once the array has ended: an earlier attempt is long before it.)
+    if let (Some(job), Some(s), true) = (&merge_job, submission, queue_known) {
+        let failed = |why: String| {
+            let line = tail(&log, 1)
+                .pop()
+                .map_or(String::new(), |l| format!(": {l}"));
+            (
+                false,
+                format!("failed: job {job} {why} (log {}{line})", log.display()),
+                true,
+            )
+        };
+        match &last {
+            None => {}
+            Some(a) if a.started() < s.at => {}
+            Some(a) if a.end.is_none() => {
+                return failed(
+                    "ended without a record: killed (out of memory, a node failure?)".into(),
+                )
+            }
+            Some(_) => return merge_ended(last.as_ref(), &log),
+        }
+        if written_since(&log, s.at) {
+            return failed(
+                "left SLURM's queue before glassbox started (a setup line that failed, a binary \
+                 the node cannot run?)"
+                    .into(),
+            );
+        }
         return (
             false,
             format!(
-                "job {} {} ({})",
-                q.id,
-                q.state.to_lowercase(),
-                if q.reason == "Dependency" {
-                    "waiting for the array".to_string()
-                } else {
-                    q.reason.clone()
-                }
+                "job {job} left SLURM's queue without starting (cancelled while pending?): \
+                 running the run command again submits a merge"
             ),
+            true,
         );
     }
-    let last = records::attempts(&records::read(&layout.merge_records()).unwrap_or_default()).pop();
-    match last
-        .as_ref()
-        .and_then(|a| a.outcome().map(|o| (o, a.message())))
-    {
+    merge_ended(last.as_ref(), &log)
+}
+
+/// The merge's state from its last attempt's record.
+fn merge_ended(last: Option<&Attempt>, log: &Path) -> (bool, String, bool) {
+    match last.and_then(|a| a.outcome().map(|o| (o, a.message()))) {
         Some((Outcome::Failed, m)) => (
             false,
             format!(
                 "failed: {} (log {})",
                 m.unwrap_or("see the log"),
-                layout.merge_log().display()
+                log.display()
             ),
+            true,
         ),
-        _ => (false, "not yet".into()),
+        _ => (false, "not yet".into(), false),
     }
 }
 
@@ -504,4 +594,29 @@ pub fn engine_folder(dir: &Path) -> Result<String> {
         100.0 * p.done_units as f64 / manifest.shard_units.max(1) as f64,
         p.solve_seconds
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn queue_states_read_as_words_without_slurms_none() {
+        let q = |state: &str, reason: &str| Queued {
+            id: "12".into(),
+            array_job: "12".into(),
+            task: None,
+            state: state.into(),
+            reason: reason.into(),
+        };
+        assert_eq!(queue_words(&q("RUNNING", "None")), "running");
+        assert_eq!(
+            queue_words(&q("PENDING", "Dependency")),
+            "pending (waiting for the array)"
+        );
+        assert_eq!(
+            queue_words(&q("PENDING", "Resources")),
+            "pending (Resources)"
+        );
+    }
 }

@@ -6,7 +6,8 @@
 //! change of executor: the plan in DIR fixes the shards (their number and their cell-splits),
 //! the finished cell-splits on disk are kept, and only what is missing is submitted. Once
 //! every shard is finished, the command merges them (if the merge job has not).
-//! `--force` starts over (refused while tasks of the run are queued or running).
+//! `--force` starts over (refused while tasks of the run are queued or running); every check
+//! that can refuse the command is made before it removes anything.
 //!
 //! Depends on the plan, sizing, scripts, SLURM clients, local executor and status of this
 //! module, and on the grid ([`Experiment`]).
@@ -69,10 +70,16 @@ pub fn run(request: &Request) -> Result<Report> {
         }
         sbatch::check_sbatch_path(&out)?;
     }
+    // Every check that can refuse comes before --force removes anything: a refused command
+    // leaves the folder as it was.
     if request.force {
-        start_over(&layout)?;
+        check_idle(&layout)?;
     }
     let (mut plan, mut text) = plan_or_resume(request, &exp, &cluster, &layout)?;
+    if request.force {
+        remove_run_files(&layout.root)?;
+    }
+    plan.write(&layout)?;
     layout.create()?;
 
     let status = status::read(&layout.root)?;
@@ -175,8 +182,9 @@ fn longest_solve(exp: &Experiment) -> Option<f64> {
         .fold(None, |m: Option<f64>, t| Some(m.map_or(t, |m| m.max(t))))
 }
 
-/// The plan in DIR, checked against the request, or a new one; and what to tell the user
-/// about it.
+/// The plan in DIR, checked against the request, or a new one (`--force`: always a new one);
+/// and what to tell the user about it. Writes nothing: the caller writes the plan once
+/// `--force` has removed the earlier run.
 fn plan_or_resume(
     request: &Request,
     exp: &Experiment,
@@ -203,7 +211,7 @@ fn plan_or_resume(
         Executor::Slurm => cluster.cpus.unwrap_or(1),
         Executor::Local => 1,
     };
-    if layout.plan().exists() {
+    if layout.plan().exists() && !request.force {
         let mut plan = Plan::read(layout)?;
         if plan.config_fingerprint != exp.fingerprint {
             return Err(GlassboxError::Config(format!(
@@ -215,15 +223,15 @@ fn plan_or_resume(
                 exp.fingerprint
             )));
         }
-        let wanted = request.shards.or(cluster.shards);
-        if wanted.is_some_and(|n| n != plan.shards) {
+        // Only --shards is checked: [cluster] shards sizes a new plan, and the plan on disk
+        // wins over it (the resume command `glassbox status` prints gives no --shards).
+        if let Some(n) = request.shards.filter(|&n| n != plan.shards) {
             return Err(GlassboxError::Config(format!(
                 "{} was planned in {} shards, whose results are there: leave --shards out (or \
-                 give {}) to go on, or pass --force to start over in {} shards",
+                 give {}) to go on, or pass --force to start over in {n} shards",
                 out.display(),
                 plan.shards,
                 plan.shards,
-                wanted.unwrap_or(0)
             )));
         }
         plan.executor = request.executor;
@@ -232,17 +240,26 @@ fn plan_or_resume(
         if request.executor == Executor::Slurm {
             slurm::check_clients()?;
         }
-        plan.write(layout)?;
-        let text = format!(
+        let mut text = format!(
             "{}: going on with its plan: {} shards of {}\n",
             out.display(),
             plan.shards,
             plan.config.display()
         );
+        if let Some(n) = cluster
+            .shards
+            .filter(|&n| n != plan.shards && request.shards.is_none())
+        {
+            text.push_str(&format!(
+                "note: [cluster] shards = {n} applies to a new plan only: pass --force to start \
+                 over in {n} shards\n"
+            ));
+        }
         return Ok((plan, text));
     }
-    if out.join(crate::experiment::store::MANIFEST).exists()
-        || out.join(crate::experiment::store::RESULTS).exists()
+    if !request.force
+        && (out.join(crate::experiment::store::MANIFEST).exists()
+            || out.join(crate::experiment::store::RESULTS).exists())
     {
         return Err(GlassboxError::Config(format!(
             "{} holds the results of a run that was not sharded by an executor: choose another \
@@ -279,7 +296,6 @@ fn plan_or_resume(
     if request.executor == Executor::Slurm {
         slurm::check_clients()?;
     }
-    plan.write(layout)?;
     let text = format!(
         "{}: {}\n",
         out.display(),
@@ -292,11 +308,11 @@ fn plan_or_resume(
     Ok((plan, text))
 }
 
-/// `--force`: removes what the executor wrote in DIR (only that), unless tasks of the run are
-/// queued or running.
-fn start_over(layout: &Layout) -> Result<()> {
+/// `--force`: refused while tasks of the run in DIR are queued or running (checked before
+/// anything is removed, as every other check).
+fn check_idle(layout: &Layout) -> Result<()> {
     if !layout.plan().exists() {
-        return remove_run_files(&layout.root);
+        return Ok(());
     }
     let status = status::read(&layout.root)?;
     let busy: Vec<usize> = status
@@ -323,7 +339,7 @@ fn start_over(layout: &Layout) -> Result<()> {
             }
         )));
     }
-    remove_run_files(&layout.root)
+    Ok(())
 }
 
 /// Removes the files and folders a sharded run writes in `dir`.
@@ -390,9 +406,12 @@ fn submit_slurm(
         .collect();
     still_queued.sort();
     still_queued.dedup();
+    // Taken before sbatch: a task may start (and write its log) before sbatch answers, and
+    // `glassbox status` compares the logs' times with it.
+    let at = now();
     let array_job = slurm::sbatch(&[format!("--array={range}")], &layout.array_script())?;
     plan.submissions.push(Submission {
-        at: now(),
+        at,
         shards: shards.to_vec(),
         array_job: Some(array_job.clone()),
         merge_job: None,

@@ -4,8 +4,11 @@
 //! A shard task runs the engine's shard `I/N` of the planned config into `DIR/shards/I`,
 //! resumably: the engine skips the cell-splits already on disk and drops a unit left
 //! half-written, so a requeued, preempted, cancelled and resubmitted or crashed task goes on
-//! from its last whole cell-split and nothing is solved twice into the results. Around it the
-//! task records its attempt ([`super::records`]) and handles the signals a cluster sends:
+//! from its last whole cell-split and nothing is solved twice into the results. An attempt
+//! first claims its shard (a lock on its records file, held while it runs): a second attempt
+//! on a running shard (`glassbox task` typed by hand, a resubmission) is refused before it
+//! records anything. Around the run the task records its attempt ([`super::records`]) and
+//! handles the signals a cluster sends:
 //!
 //! - SIGTERM (scancel, preemption, the time limit; SLURM sends SIGKILL `KillWait` seconds
 //!   later) and SIGINT: the running solves end (IPOPT, HiGHS, lbfgs and torch at their next
@@ -167,6 +170,99 @@ fn start_event(done_units: usize) -> Event {
     }
 }
 
+/// The end of the attempt that began with `start` (its process and job, so that the end
+/// pairs with this attempt's start: see [`records::attempts`]).
+fn end_event(
+    start: &Event,
+    outcome: Outcome,
+    done_units: usize,
+    solved_units: usize,
+    message: Option<String>,
+) -> Event {
+    let (pid, job) = match start {
+        Event::Start { pid, job, .. } => (Some(*pid), job.clone()),
+        Event::End { .. } => (None, None),
+    };
+    Event::End {
+        at: now(),
+        outcome,
+        done_units,
+        solved_units,
+        message,
+        cpu_seconds: cpu_seconds(),
+        pid,
+        job,
+    }
+}
+
+/// Shard `i`'s claim for this attempt: an exclusive lock on its records file, held until the
+/// attempt ends (dropped). The engine's own lock on the shard's folder is taken only once the
+/// config and data are read, and this attempt records its start before that; the claim comes
+/// first, so that a second attempt is refused before it writes anything. (Not the engine's
+/// lock file itself: a second lock on it would conflict with the engine's, in this process.)
+fn claim_shard(layout: &Layout, i: usize) -> Result<std::fs::File> {
+    let path = layout.records(i);
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).map_err(|e| GlassboxError::io(dir, e))?;
+    }
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&path)
+        .map_err(|e| GlassboxError::io(&path, e))?;
+    match file.try_lock() {
+        Ok(()) => {}
+        Err(std::fs::TryLockError::WouldBlock) => {
+            return Err(GlassboxError::Config(format!(
+                "shard {i} of {} is running already{}: a second attempt on it is refused (its \
+                 state and records are left as they are); wait for that attempt to end, or \
+                 stop it first",
+                layout.root.display(),
+                running_attempt(&path)
+            )))
+        }
+        Err(std::fs::TryLockError::Error(e)) => return Err(GlassboxError::io(&path, e)),
+    }
+    // A run outside the executor (`glassbox run --out DIR/shards/I`) holds the engine's lock.
+    let out = layout.shard(i);
+    if !engine_lock_free(&out) {
+        return Err(GlassboxError::Config(format!(
+            "{} is being written by another glassbox run (it holds the lock {}): wait for that \
+             run to end or stop it, then run shard {i} again",
+            out.display(),
+            out.join(store::LOCK).display()
+        )));
+    }
+    Ok(file)
+}
+
+/// Which attempt runs, from the last open start of the records file `path` (", pid P on
+/// HOST, job J"), or nothing.
+fn running_attempt(path: &Path) -> String {
+    let attempts = records::attempts(&records::read(path).unwrap_or_default());
+    match attempts
+        .iter()
+        .rev()
+        .find(|a| a.end.is_none())
+        .map(|a| &a.start)
+    {
+        Some(Event::Start { host, pid, job, .. }) => format!(
+            " (pid {pid} on {host}{})",
+            job.as_ref().map_or(String::new(), |j| format!(", job {j}"))
+        ),
+        _ => String::new(),
+    }
+}
+
+/// Whether no process holds the engine's lock on the folder `out` (true for a folder without
+/// a lock file). Takes the lock and lets it go at once.
+fn engine_lock_free(out: &Path) -> bool {
+    match std::fs::File::open(out.join(store::LOCK)) {
+        Ok(f) => !matches!(f.try_lock(), Err(std::fs::TryLockError::WouldBlock)),
+        Err(_) => true,
+    }
+}
+
 /// Loads the planned config and checks that it is still the one planned.
 fn load_config(plan: &Plan, registry: Arc<Registry>) -> Result<Experiment> {
     let exp = Experiment::load_with(&plan.config, registry)?;
@@ -191,8 +287,12 @@ fn run_shard(
 ) -> Result<TaskEnding> {
     let out = layout.shard(i);
     let records_path = layout.records(i);
+    // Before anything is recorded: a second attempt on a running shard is refused here, and
+    // leaves the running one's state and records as they are.
+    let _claim = claim_shard(layout, i)?;
     let done_before = records::progress(&out.join(store::RESULTS))?.done_units;
-    records::append(&records_path, &start_event(done_before))?;
+    let start = start_event(done_before);
+    records::append(&records_path, &start)?;
     println!(
         "glassbox task: shard {i}/{} on {}{}, {done_before} of {} cell-splits done before",
         plan.shards,
@@ -244,9 +344,15 @@ fn run_shard(
             (outcome, o.done_units, o.solved_units, message)
         }
         Err(e) => {
-            let done = records::progress(&out.join(store::RESULTS))
-                .map(|p| p.done_units)
-                .unwrap_or(done_before);
+            // What is on disk counts only if no other run writes the folder now (the engine
+            // released its lock when it failed; another holder's units are not this attempt's).
+            let done = if engine_lock_free(&out) {
+                records::progress(&out.join(store::RESULTS))
+                    .map(|p| p.done_units)
+                    .unwrap_or(done_before)
+            } else {
+                done_before
+            };
             (
                 Outcome::Failed,
                 done,
@@ -258,14 +364,7 @@ fn run_shard(
     // Recorded before a requeue: SLURM ends this job when it requeues it.
     records::append(
         &records_path,
-        &Event::End {
-            at: now(),
-            outcome,
-            done_units: done,
-            solved_units: solved,
-            message: message.clone(),
-            cpu_seconds: cpu_seconds(),
-        },
+        &end_event(&start, outcome, done, solved, message.clone()),
     )?;
     let mut text = format!(
         "glassbox task: shard {i}/{} {}: {done} of {} cell-splits done, {solved} in this attempt",
@@ -332,7 +431,8 @@ pub fn unfinished_shards(layout: &Layout, plan: &Plan) -> Result<Vec<(usize, usi
 
 fn run_merge(layout: &Layout, plan: &Plan) -> Result<TaskEnding> {
     let records_path = layout.merge_records();
-    records::append(&records_path, &start_event(0))?;
+    let start = start_event(0);
+    records::append(&records_path, &start)?;
     let result = merge_shards(layout, plan);
     let (outcome, message, text) = match result {
         Ok(text) => (Outcome::Finished, None, text),
@@ -345,17 +445,7 @@ fn run_merge(layout: &Layout, plan: &Plan) -> Result<TaskEnding> {
             )
         }
     };
-    records::append(
-        &records_path,
-        &Event::End {
-            at: now(),
-            outcome,
-            done_units: 0,
-            solved_units: 0,
-            message,
-            cpu_seconds: cpu_seconds(),
-        },
-    )?;
+    records::append(&records_path, &end_event(&start, outcome, 0, 0, message))?;
     Ok(TaskEnding {
         outcome,
         message: text,
