@@ -288,6 +288,73 @@ fn a_million_columns_with_a_duplicate_name() {
     );
 }
 
+/// What `--out` names is written as the user means it: never over the command's own input,
+/// through a symbolic link to its target, into `/dev/null` (a rename replaced such paths by
+/// regular files); labels with commas or quotes are quoted; a regressor's bad target value
+/// fails the command before anything is written; and CRLF files' lines are counted right.
+#[test]
+fn predict_outputs_go_where_the_user_means() {
+    let s = Scratch::new();
+    let text = classification_csv().replace(",a\n", ",\"a, \"\"x\"\"\"\n");
+    let data = s.write("d.csv", &text);
+    let (output, out) = s.run(&data, CART, "");
+    assert_success(&output, &out);
+    let model = out.join("models/split-0.json");
+    let model = model.to_str().unwrap();
+    for input in [&data, model] {
+        let predict = glassbox(&["predict", model, &data, "--out", input]);
+        assert_error(&predict, &out.join("none"), &["would overwrite the input"]);
+    }
+    assert_eq!(std::fs::read_to_string(&data).unwrap(), text);
+
+    let real = s.write("real.csv", "old");
+    let link = s.path("link.csv");
+    std::os::unix::fs::symlink(&real, &link).unwrap();
+    let predict = glassbox(&["predict", model, &data, "--out", link.to_str().unwrap()]);
+    assert!(predict.status.success());
+    assert!(link.symlink_metadata().unwrap().file_type().is_symlink());
+    let written = std::fs::read_to_string(&real).unwrap();
+    let mut rows = csv::Reader::from_reader(written.as_bytes());
+    assert_eq!(rows.headers().unwrap().get(1), Some("proba_a, \"x\""));
+    assert!(rows.records().all(|r| r.unwrap().len() == 3));
+    let predict = glassbox(&["predict", model, &data, "--out", "/dev/null"]);
+    assert!(predict.status.success());
+    assert!(!std::fs::metadata("/dev/null").unwrap().is_file());
+
+    // A regressor: a text target fails before --out is written, naming its line; the same
+    // file with CRLF line ends names the same line.
+    let reg = s.write(
+        "r.csv",
+        "x,target\n1,1.5\n2,2.5\n3,3.5\n4,4.5\n5,5.5\n6,6.5\n7,7.5\n8,8.5\n",
+    );
+    let (output, out) = s.run(&reg, CART_REGRESSION, "");
+    assert_success(&output, &out);
+    let model = out.join("models/split-0.json");
+    let preds = s.path("p.csv");
+    for (name, eol) in [("bad.csv", "\n"), ("bad_crlf.csv", "\r\n")] {
+        let bad = s.write(name, ["x,target", "1,1", "2,high", "3,3"].join(eol) + eol);
+        let predict = glassbox(&[
+            "predict",
+            model.to_str().unwrap(),
+            &bad,
+            "--out",
+            preds.to_str().unwrap(),
+        ]);
+        assert_error(
+            &predict,
+            &out.join("none"),
+            &["line 3: 'high' is not a number"],
+        );
+        assert!(
+            !preds.exists(),
+            "{name}: predictions written before the error"
+        );
+        let bad = s.write(name, ["x,target", "1,1", "two,2"].join(eol) + eol);
+        let predict = glassbox(&["predict", model.to_str().unwrap(), &bad]);
+        assert_error(&predict, &out.join("none"), &["column 'x', line 3"]);
+    }
+}
+
 /// Documented (`glassbox predict`): a row whose label the model never saw is predicted as
 /// usual and counted as an error, with a note; a feature level never seen is an error.
 #[test]

@@ -9,9 +9,46 @@ use crate::registry::{FormulationEntry, Registry};
 use anyhow::{bail, Context, Result};
 use std::path::Path;
 
+/// Refuses an output path that names one of the command's input files (or another output of
+/// it): writing it would destroy the model or data the command reads.
+fn check_outputs(inputs: &[&Path], outputs: &[&Path]) -> Result<()> {
+    let same = |a: &Path, b: &Path| match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => a == b,
+    };
+    for (k, out) in outputs.iter().enumerate() {
+        if let Some(input) = inputs.iter().find(|i| same(i, out)) {
+            bail!(
+                "{}: the output would overwrite the input {}; write it elsewhere",
+                out.display(),
+                input.display()
+            );
+        }
+        if let Some(other) = outputs[..k].iter().find(|o| same(o, out)) {
+            bail!(
+                "{}: two outputs of the command are the same file ({}); give each its own",
+                out.display(),
+                other.display()
+            );
+        }
+    }
+    Ok(())
+}
+
+/// `field` as a CSV field: quoted (quotes doubled) where it holds a comma, a quote or a
+/// line break, as a class label may.
+fn csv_field(field: &str) -> std::borrow::Cow<'_, str> {
+    if field.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", field.replace('"', "\"\"")).into()
+    } else {
+        field.into()
+    }
+}
+
 /// `glassbox draw`: the tree of a saved model as a `.png` or `.svg` file.
 pub(super) fn draw(registry: &Registry, model: &Path, out: &Path) -> Result<()> {
     crate::plot::plot_extension(out)?;
+    check_outputs(&[model], &[out])?;
     let kind = model_kind(model)?;
     let able = |e: &FormulationEntry| e.draws;
     if !registry.formulation(&kind).is_ok_and(able) {
@@ -68,6 +105,8 @@ pub(super) fn explain(
     if let Some(plot) = plot {
         crate::plot::plot_extension(plot)?;
     }
+    let outputs: Vec<&Path> = std::iter::once(out).chain(plot).collect();
+    check_outputs(&[model, data], &outputs)?;
     let loaded = registry.load_model(model)?;
     let Some(explainer) = loaded.model.explainer() else {
         bail!(
@@ -94,6 +133,9 @@ pub(super) fn predict(
     out: Option<&Path>,
     target: &str,
 ) -> Result<()> {
+    if let Some(out) = out {
+        check_outputs(&[model_path, data_path], &[out])?;
+    }
     let loaded = registry.load_model(model_path)?;
     if let Some(r) = loaded.model.as_regressor() {
         return predict_regression(r, data_path, out, target);
@@ -111,11 +153,11 @@ pub(super) fn predict(
     if let Some(out) = out {
         let mut text = String::from("prediction");
         for c in model.classes() {
-            text.push_str(&format!(",proba_{c}"));
+            text.push_str(&format!(",{}", csv_field(&format!("proba_{c}"))));
         }
         text.push('\n');
         for (i, &k) in pred.iter().enumerate() {
-            text.push_str(&model.classes()[k]);
+            text.push_str(&csv_field(&model.classes()[k]));
             for v in proba.row(i).iter() {
                 text.push_str(&format!(",{v}"));
             }
@@ -128,6 +170,12 @@ pub(super) fn predict(
         for &k in &pred {
             println!("{}", model.classes()[k]);
         }
+    }
+    if table.target.is_empty() && target != "target" {
+        eprintln!(
+            "note: {} has no column '{target}' (--target): no accuracy to report",
+            data_path.display()
+        );
     }
     if !table.target.is_empty() {
         // A label the model never saw counts as misclassified.
@@ -177,6 +225,25 @@ fn predict_regression(
         target
     };
     let (table, x) = read_for_model(model.encoding(), data_path, target)?;
+    // The target is read before anything is written: a bad value fails the command whole.
+    let y: Vec<f64> = table
+        .target
+        .iter()
+        .enumerate()
+        .map(|(i, t)| {
+            t.parse::<f64>()
+                .ok()
+                .filter(|v| v.is_finite())
+                .with_context(|| {
+                    format!(
+                        "{}: column '{}', line {}: '{t}' is not a number",
+                        data_path.display(),
+                        table.target_name,
+                        table.line_numbers.get(i).copied().unwrap_or(i + 2)
+                    )
+                })
+        })
+        .collect::<Result<_>>()?;
     let pred = model.predict(&x);
     if let Some(out) = out {
         let mut text = String::from("prediction\n");
@@ -191,25 +258,7 @@ fn predict_regression(
             println!("{v}");
         }
     }
-    if !table.target.is_empty() {
-        let y: Vec<f64> = table
-            .target
-            .iter()
-            .enumerate()
-            .map(|(i, t)| {
-                t.parse::<f64>()
-                    .ok()
-                    .filter(|v| v.is_finite())
-                    .with_context(|| {
-                        format!(
-                            "{}: column '{}', row {}: '{t}' is not a number",
-                            data_path.display(),
-                            table.target_name,
-                            i + 1
-                        )
-                    })
-            })
-            .collect::<Result<_>>()?;
+    if !y.is_empty() {
         println!(
             "r2 {:.4} mse {:.4} on {} rows",
             metrics::r_squared(&y, &pred),

@@ -221,6 +221,15 @@ pub fn write_atomically_with(
     path: &Path,
     write: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>,
 ) -> Result<()> {
+    // A path that is no regular file (`/dev/null`, a FIFO, `>(cmd)`) is written into: a
+    // rename would replace it, and its folder may take no temporary file.
+    if std::fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir()) {
+        return std::fs::OpenOptions::new()
+            .write(true)
+            .open(path)
+            .and_then(|mut into| write(&mut into))
+            .map_err(|e| GlassboxError::io(path, e));
+    }
     let dir = folder_of(path);
     let name = path
         .file_name()
@@ -233,10 +242,39 @@ pub fn write_atomically_with(
         // Named by the file the user asked for, not the temporary one.
         return Err(GlassboxError::io(path, e));
     }
-    std::fs::rename(&tmp, path).map_err(|e| {
-        let _ = std::fs::remove_file(&tmp);
-        GlassboxError::io(path, e)
-    })
+    put_in_place(&tmp, path).map_err(|e| GlassboxError::io(path, e))
+}
+
+/// Puts the finished temporary file `tmp` at `path`, as the user means the path: renamed
+/// over a regular file; written into what is not one (`/dev/null`, a FIFO, `>(cmd)`), which
+/// a rename would replace; renamed over the target of a symbolic link, which stays a link.
+/// `tmp` is removed in every case.
+pub(crate) fn put_in_place(tmp: &Path, path: &Path) -> std::io::Result<()> {
+    let result = (|| {
+        let followed = std::fs::metadata(path);
+        if followed.as_ref().is_ok_and(|m| !m.is_file() && !m.is_dir()) {
+            let mut into = std::fs::OpenOptions::new().write(true).open(path)?;
+            std::io::copy(&mut std::fs::File::open(tmp)?, &mut into)?;
+            return std::fs::remove_file(tmp);
+        }
+        let is_link = std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink());
+        let target = match is_link {
+            true => std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf()),
+            false => path.to_path_buf(),
+        };
+        match std::fs::rename(tmp, &target) {
+            // A link to another file system: copied there instead.
+            Err(e) if is_link && e.kind() == std::io::ErrorKind::CrossesDevices => {
+                std::fs::copy(tmp, &target)?;
+                std::fs::remove_file(tmp)
+            }
+            other => other,
+        }
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(tmp);
+    }
+    result
 }
 
 /// A fitted regressor over the features of the user's table (in the user's units: the

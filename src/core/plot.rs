@@ -81,6 +81,12 @@ pub fn plot_extension(path: &Path) -> Result<&'static str> {
             )))
         }
     };
+    if path.is_dir() {
+        return Err(GlassboxError::Config(format!(
+            "{}: is a folder; a plot must be a file",
+            path.display()
+        )));
+    }
     let dir = crate::model::folder_of(path);
     if !dir.is_dir() {
         return Err(GlassboxError::io(
@@ -114,7 +120,9 @@ pub fn save(figure: &impl Figure, path: &Path, size: (u32, u32)) -> Result<Optio
     };
     let renamed = drawn
         .map_err(|e| GlassboxError::Config(format!("drawing {}: {e}", path.display())))
-        .and_then(|()| std::fs::rename(&tmp, path).map_err(|e| GlassboxError::io(path, e)));
+        .and_then(|()| {
+            crate::model::put_in_place(&tmp, path).map_err(|e| GlassboxError::io(path, e))
+        });
     if renamed.is_err() {
         let _ = std::fs::remove_file(&tmp);
     }

@@ -88,6 +88,27 @@ pub struct Table {
     pub rows_in_memory: bool,
 }
 
+/// A reader that notes the offset of every '\n' it passes on, for [`Table::from_reader`]'s
+/// line numbers (the csv crate reads ahead, so a record's bytes have all passed by the time
+/// it is returned).
+struct NewlineOffsets<R> {
+    inner: R,
+    read: u64,
+    newlines: std::rc::Rc<std::cell::RefCell<Vec<u64>>>,
+}
+
+impl<R: std::io::Read> std::io::Read for NewlineOffsets<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        let mut newlines = self.newlines.borrow_mut();
+        for (i, _) in buf[..n].iter().enumerate().filter(|(_, &b)| b == b'\n') {
+            newlines.push(self.read + i as u64);
+        }
+        self.read += n as u64;
+        Ok(n)
+    }
+}
+
 /// What a cell looks like, for type detection.
 pub(super) enum CellKind {
     Number,
@@ -130,10 +151,20 @@ impl Table {
         options: &CsvOptions,
     ) -> Result<Table> {
         let err = |message: String| GlassboxError::data(source, message);
+        let newlines = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
         let mut csv_reader = csv::ReaderBuilder::new()
             .has_headers(false)
             .flexible(true)
-            .from_reader(reader);
+            .from_reader(NewlineOffsets {
+                inner: reader,
+                read: 0,
+                newlines: newlines.clone(),
+            });
+        // The file's line where a record starts: 1 + the line breaks up to its first byte.
+        // (The csv crate's own count is one short after a CRLF, rust-csv#395, and its
+        // position then points at the '\n': counted here, as it should be.)
+        let line_at =
+            |p: &csv::Position| 1 + newlines.borrow().partition_point(|&b: &u64| b <= p.byte());
 
         let mut header: Option<Vec<String>> = None;
         // Header name -> column (0-based), to find duplicates in linear time (10^6 columns).
@@ -144,14 +175,14 @@ impl Table {
             let record = record.map_err(|e| {
                 let at = e
                     .position()
-                    .map(|p| format!("line {}: ", p.line()))
+                    .map(|p| format!("line {}: ", line_at(p)))
                     .unwrap_or_default();
                 err(format!(
                     "{at}the file could not be read as CSV ({e}); check that it is a \
                      comma-separated text file"
                 ))
             })?;
-            let line = record.position().map(|p| p.line() as usize).unwrap_or(0);
+            let line = record.position().map(line_at).unwrap_or(0);
             match &header {
                 None => {
                     let mut names = Vec::with_capacity(record.len());
