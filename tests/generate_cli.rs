@@ -165,3 +165,38 @@ fn generate_sparse_tree_classification_data() {
     assert_eq!(bad.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&bad.stderr).contains("relevant"));
 }
+
+/// Ctrl-C (or a scheduler's SIGTERM) during a long `generate` leaves neither the partial
+/// temporary file (hundreds of MB, hidden as `.NAME.tmpPID`) nor the output.
+#[test]
+fn an_interrupted_generate_leaves_no_partial_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("big.csv");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_glassbox"))
+        .args([
+            "generate",
+            "--rows",
+            "20000000",
+            "--out",
+            out.to_str().unwrap(),
+        ])
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let tmp = dir.path().join(format!(".big.csv.tmp{}", child.id()));
+    // Interrupted once the temporary file is being written.
+    let started = std::time::Instant::now();
+    while !tmp.exists() && started.elapsed().as_secs() < 60 {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert!(tmp.exists(), "the temporary file never appeared");
+    let killed = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(130));
+    let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+    assert!(left.is_empty(), "left behind: {left:?}");
+}

@@ -51,10 +51,10 @@ impl Explanations {
                         return Err(GlassboxError::data(
                             &table.source,
                             format!(
-                                "column '{}', row {}: '{t}' is not a number; the target of a \
+                                "column '{}', {}: '{t}' is not a number; the target of a \
                                  regression must be numeric",
                                 table.target_name,
-                                i + 1
+                                table.place_of_row(i)
                             ),
                         ))
                     }

@@ -48,6 +48,7 @@ pub(crate) fn generate(
     out: &Path,
     force: bool,
 ) -> Result<()> {
+    remove_partial_file_on_signals(out)?;
     match args.kind {
         GenerateKind::Sorrt => {
             if args.features.is_some()
@@ -90,5 +91,20 @@ pub(crate) fn generate(
             );
         }
     }
+    Ok(())
+}
+
+/// On SIGINT or SIGTERM, removes the partial temporary file that `out` is being written
+/// through (a large file takes minutes), then exits as the signal would (130 / 143).
+fn remove_partial_file_on_signals(out: &Path) -> Result<()> {
+    use signal_hook::consts::{SIGINT, SIGTERM};
+    let tmp = crate::model::temporary_path(out);
+    let mut signals = signal_hook::iterator::Signals::new([SIGINT, SIGTERM])?;
+    std::thread::spawn(move || {
+        if let Some(signal) = signals.forever().next() {
+            let _ = std::fs::remove_file(&tmp);
+            std::process::exit(if signal == SIGINT { 130 } else { 143 });
+        }
+    });
     Ok(())
 }

@@ -236,10 +236,10 @@ fn predict_regression(
                 .filter(|v| v.is_finite())
                 .with_context(|| {
                     format!(
-                        "{}: column '{}', line {}: '{t}' is not a number",
+                        "{}: column '{}', {}: '{t}' is not a number",
                         data_path.display(),
                         table.target_name,
-                        table.line_numbers.get(i).copied().unwrap_or(i + 2)
+                        table.place_of_row(i)
                     )
                 })
         })

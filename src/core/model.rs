@@ -230,12 +230,7 @@ pub fn write_atomically_with(
             .and_then(|mut into| write(&mut into))
             .map_err(|e| GlassboxError::io(path, e));
     }
-    let dir = folder_of(path);
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().to_string())
-        .unwrap_or_else(|| "out".to_string());
-    let tmp = dir.join(format!(".{name}.tmp{}", std::process::id()));
+    let tmp = temporary_path(path);
     let written = std::fs::File::create(&tmp).and_then(|mut file| write(&mut file));
     if let Err(e) = written {
         let _ = std::fs::remove_file(&tmp);
@@ -243,6 +238,16 @@ pub fn write_atomically_with(
         return Err(GlassboxError::io(path, e));
     }
     put_in_place(&tmp, path).map_err(|e| GlassboxError::io(path, e))
+}
+
+/// The temporary file [`write_atomically_with`] writes `path` through (`.NAME.tmpPID` in
+/// its folder), for a front end that must remove it when the process is interrupted.
+pub fn temporary_path(path: &Path) -> std::path::PathBuf {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().to_string())
+        .unwrap_or_else(|| "out".to_string());
+    folder_of(path).join(format!(".{name}.tmp{}", std::process::id()))
 }
 
 /// Puts the finished temporary file `tmp` at `path`, as the user means the path: renamed

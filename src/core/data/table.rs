@@ -437,7 +437,7 @@ impl Table {
 
     /// Where row `i` is, as errors name it: "line N" of a file, or "row i" of a table
     /// built in memory.
-    pub(super) fn place_of_row(&self, i: usize) -> String {
+    pub fn place_of_row(&self, i: usize) -> String {
         if self.rows_in_memory {
             format!("row {i}")
         } else {
