@@ -35,6 +35,10 @@ pub use glassbox_core::{
 };
 pub use glassbox_formulations as formulations;
 pub use glassbox_solvers as solvers;
+// The random number types of `NlpClassifierFormulation::random_start` and the like, and the
+// matrix helpers of the core, for extension crates (docs/EXTENDING.md).
+pub use glassbox_core::linalg;
+pub use {rand, rand_chacha};
 
 pub use glassbox_core::{
     Capabilities, GlassboxError, Interrupt, Limit, MilpSolver, NlpProblem, NlpSolver,

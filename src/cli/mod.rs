@@ -205,8 +205,9 @@ enum Command {
         #[command(subcommand)]
         kind: PlotCommand,
     },
-    /// Draw a saved tree (S-ORCT, l0tree, S-ORRT, OCT, OCT-H, CART, TAO, TMO) with its
-    /// splits and leaves to a .png or .svg file.
+    /// Draw a saved tree (the models of the formulations that draw, e.g. S-ORCT, OCT, CART;
+    /// a model of another kind is refused with the list) with its splits and leaves to a
+    /// .png or .svg file.
     Draw {
         /// The model file (OUT/models/split-0.json of `glassbox run`).
         model: PathBuf,

@@ -197,9 +197,11 @@ impl ExperimentConfig {
         let mut formulation = raw.formulation;
         let name = take_name(&mut formulation)
             .ok_or_else(|| bad("[formulation] needs a name, e.g. name = \"sorct\"".into()))?;
-        let entry = registry
-            .formulation(&name)
-            .map_err(|e| bad(e.to_string()))?;
+        // The registry's error is a config error already: named by the file, not wrapped.
+        let entry = registry.formulation(&name).map_err(|e| match e {
+            GlassboxError::Config(m) => bad(m),
+            other => bad(other.to_string()),
+        })?;
         // A solver the formulation's kind takes, for the messages below.
         let example = match entry.info.kind {
             "milp" => "highs",

@@ -107,41 +107,52 @@ pub struct FormulationEntry {
 }
 
 impl FormulationEntry {
-    /// A formulation whose config type `F` is an NLP classifier.
+    /// A formulation whose config type `F` is an NLP classifier. Its `info.kind` is set to
+    /// "nlp" whatever it said: the kind follows from the trait, and the conformance suite
+    /// keys its derivative checks on it (a mistyped kind turned them off silently).
     pub fn nlp_classifier<F>(info: FormulationInfo) -> Self
     where
         F: NlpClassifierFormulation + DeserializeOwned + Clone + Send + Sync + 'static,
         F::Problem: 'static,
     {
         Self::of::<F, F::Model>(
-            info,
+            FormulationInfo {
+                kind: "nlp",
+                ..info
+            },
             Tasks::CLASSIFICATION,
             |f| Arc::new(NlpClassifier(f)),
             |_| {},
         )
     }
 
-    /// A formulation whose config type `F` is an NLP regressor.
+    /// A formulation whose config type `F` is an NLP regressor (`info.kind` set to "nlp").
     pub fn nlp_regressor<F>(info: FormulationInfo) -> Self
     where
         F: NlpRegressorFormulation + DeserializeOwned + Clone + Send + Sync + 'static,
         F::Problem: 'static,
     {
         Self::of::<F, F::Model>(
-            info,
+            FormulationInfo {
+                kind: "nlp",
+                ..info
+            },
             Tasks::REGRESSION,
             |f| Arc::new(NlpRegressor(f)),
             |_| {},
         )
     }
 
-    /// A formulation whose config type `F` is a MILP classifier.
+    /// A formulation whose config type `F` is a MILP classifier (`info.kind` set to "milp").
     pub fn milp_classifier<F>(info: FormulationInfo) -> Self
     where
         F: MilpClassifierFormulation + DeserializeOwned + Clone + Send + Sync + 'static,
     {
         Self::of::<F, F::Model>(
-            info,
+            FormulationInfo {
+                kind: "milp",
+                ..info
+            },
             Tasks::CLASSIFICATION,
             |f| Arc::new(MilpClassifier(f)),
             |_| {},
@@ -233,4 +244,27 @@ impl FormulationEntry {
 /// Loads a model of type `M` tagged `kind`.
 fn load<M: ModelFile>(path: &Path, kind: &str) -> Result<Box<dyn FittedModel>> {
     Ok(Box::new(load_json::<M>(path, kind)?))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The kind follows from the constructor: a mistyped one ("NLP") silently turned off the
+    /// conformance suite's derivative checks of an extension's formulation.
+    #[test]
+    fn the_constructor_sets_the_kind() {
+        let info = FormulationInfo {
+            kind: "NLP",
+            ..logistic_l1::info()
+        };
+        let entry = FormulationEntry::nlp_classifier::<logistic_l1::LogisticL1Config>(info);
+        assert_eq!(entry.info.kind, "nlp");
+        let info = FormulationInfo {
+            kind: "nlp",
+            ..oct::info()
+        };
+        let entry = FormulationEntry::milp_classifier::<oct::OctConfig>(info);
+        assert_eq!(entry.info.kind, "milp");
+    }
 }

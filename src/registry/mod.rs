@@ -123,7 +123,9 @@ impl Registry {
             .find(|e| e.info.name == name)
             .ok_or_else(|| {
                 GlassboxError::Config(format!(
-                    "unknown formulation '{name}': known formulations are {}",
+                    "unknown formulation '{name}': known formulations are {} (one an extension \
+                     registers is known to its own binary, or to `ExperimentConfig::load_with` \
+                     given its registry)",
                     self.formulation_names().join(", ")
                 ))
             })
