@@ -200,3 +200,17 @@ fn an_interrupted_generate_leaves_no_partial_file() {
     let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
     assert!(left.is_empty(), "left behind: {left:?}");
 }
+
+/// `--out -` is no way to ask for standard output: refused, no file named `-`.
+#[test]
+fn generate_refuses_a_dash_for_out() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_glassbox"))
+        .current_dir(dir.path())
+        .args(["generate", "--rows", "5", "--out", "-"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--out -: generate writes a file"));
+    assert!(!dir.path().join("-").exists());
+}

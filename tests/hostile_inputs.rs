@@ -372,6 +372,9 @@ fn label_never_seen_in_training() {
         stdout.contains("note: 1 rows have a label the model was not trained on"),
         "{stdout}"
     );
+    // The one row of a known label leaves one class: no AUC (the unseen row counted as a
+    // negative made one up).
+    assert!(stdout.contains("auc undefined"), "{stdout}");
 
     let new = s.write("level.csv", "x1,x2,color,target\n1,2,purple,a\n");
     let predict = glassbox(&["predict", model.to_str().unwrap(), &new]);

@@ -48,6 +48,9 @@ pub(crate) fn generate(
     out: &Path,
     force: bool,
 ) -> Result<()> {
+    if out == Path::new("-") {
+        bail!("--out -: generate writes a file, whole or not at all; give the file's name");
+    }
     remove_partial_file_on_signals(out)?;
     match args.kind {
         GenerateKind::Sorrt => {

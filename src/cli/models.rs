@@ -45,6 +45,16 @@ fn csv_field(field: &str) -> std::borrow::Cow<'_, str> {
     }
 }
 
+/// `v` as a CSV number, exactly (it reads back to the same f64): in exponent form where the
+/// plain form would be long (1e-300 as 300 digits).
+fn csv_number(v: f64) -> String {
+    if v != 0.0 && v.is_finite() && !(1e-4..1e15).contains(&v.abs()) {
+        format!("{v:e}")
+    } else {
+        format!("{v}")
+    }
+}
+
 /// `glassbox draw`: the tree of a saved model as a `.png` or `.svg` file.
 pub(super) fn draw(registry: &Registry, model: &Path, out: &Path) -> Result<()> {
     crate::plot::plot_extension(out)?;
@@ -158,8 +168,9 @@ pub(super) fn predict(
         text.push('\n');
         for (i, &k) in pred.iter().enumerate() {
             text.push_str(&csv_field(&model.classes()[k]));
-            for v in proba.row(i).iter() {
-                text.push_str(&format!(",{v}"));
+            for &v in proba.row(i).iter() {
+                text.push(',');
+                text.push_str(&csv_number(v));
             }
             text.push('\n');
         }
@@ -197,10 +208,17 @@ pub(super) fn predict(
             y.len()
         );
         if model.classes().len() == 2 {
-            // The ROC AUC of the probability of the second (positive) class.
-            let positive: Vec<bool> = y.iter().map(|&k| k == 1).collect();
-            let risk: Vec<f64> = proba.column(1).iter().copied().collect();
-            println!("auc {:.4}", metrics::roc_auc(&positive, &risk));
+            // The ROC AUC of the probability of the second (positive) class, over the rows
+            // whose label the model knows (an unseen one is neither class).
+            let known: Vec<usize> = (0..y.len()).filter(|&i| y[i] != usize::MAX).collect();
+            let positive: Vec<bool> = known.iter().map(|&i| y[i] == 1).collect();
+            let risk: Vec<f64> = known.iter().map(|&i| proba[(i, 1)]).collect();
+            match metrics::roc_auc(&positive, &risk) {
+                auc if auc.is_nan() => {
+                    println!("auc undefined: the rows' known labels are all of one class")
+                }
+                auc => println!("auc {auc:.4}"),
+            }
         }
         if unseen > 0 {
             println!(
@@ -247,8 +265,9 @@ fn predict_regression(
     let pred = model.predict(&x);
     if let Some(out) = out {
         let mut text = String::from("prediction\n");
-        for v in &pred {
-            text.push_str(&format!("{v}\n"));
+        for &v in &pred {
+            text.push_str(&csv_number(v));
+            text.push('\n');
         }
         crate::model::write_atomically(out, text.as_bytes())
             .with_context(|| format!("writing {}", out.display()))?;
@@ -267,4 +286,21 @@ fn predict_regression(
         );
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{csv_field, csv_number};
+
+    #[test]
+    fn csv_cells_read_back_as_written() {
+        for v in [0.0, 0.5, 1.0, 1e-300, 3.8e-9, -2.5e-7, 1e20, 123.25, 5e-324] {
+            let text = csv_number(v);
+            assert!(text.len() < 30, "{text}");
+            assert_eq!(text.parse::<f64>().unwrap(), v, "{text}");
+        }
+        assert_eq!(csv_number(0.25), "0.25");
+        assert_eq!(csv_field("setosa"), "setosa");
+        assert_eq!(csv_field("a, \"b\""), "\"a, \"\"b\"\"\"");
+    }
 }
