@@ -358,7 +358,7 @@ impl Table {
             let column = if declared[j] {
                 ColumnData::Categorical(cells)
             } else {
-                type_column(source, name, cells, &lines)?
+                type_column(source, name, cells, &lines, options.target_optional)?
             };
             feature_names.push(name.clone());
             columns.push(column);
@@ -446,12 +446,15 @@ impl Table {
     }
 }
 
-/// Decides the type of a feature column that was not declared categorical.
+/// Decides the type of a feature column that was not declared categorical. `for_model`: the
+/// file is read for a saved model (`predict`, `explain`), which takes no config, so the
+/// remedies name none of its keys.
 fn type_column(
     source: &str,
     name: &str,
     cells: Vec<String>,
     lines: &[usize],
+    for_model: bool,
 ) -> Result<ColumnData> {
     let mut first_number: Option<usize> = None;
     let mut first_text: Option<usize> = None;
@@ -471,19 +474,32 @@ fn type_column(
             source,
             format!(
                 "column '{name}', line {}: the value '{}' is not a number, but the column \
-                 also holds numbers (e.g. '{}' on line {}); if the column is categorical, \
-                 declare it in `data.categorical` (e.g. categorical = [\"{name}\"]), \
-                 otherwise fix the value",
-                lines[t], cells[t], cells[n], lines[n]
+                 also holds numbers (e.g. '{}' on line {}); {}",
+                lines[t],
+                cells[t],
+                cells[n],
+                lines[n],
+                match for_model {
+                    true =>
+                        "the model was trained on numbers in this column: fix the value".to_string(),
+                    false => format!(
+                        "if the column is categorical, declare it in `data.categorical` \
+                         (e.g. categorical = [\"{name}\"]), otherwise fix the value"
+                    ),
+                }
             ),
         )),
         (_, None, Some(b)) => Err(GlassboxError::data(
             source,
             format!(
                 "column '{name}', line {}: the value '{}' is not a finite number; replace \
-                 it with a number, or mark it missing ('?') and set `data.drop_missing = \
-                 true`",
-                lines[b], cells[b]
+                 it with a number, or {}",
+                lines[b],
+                cells[b],
+                match for_model {
+                    true => "leave the row out",
+                    false => "mark it missing ('?') and set `data.drop_missing = true`",
+                }
             ),
         )),
         (Some(_), None, None) => Ok(ColumnData::Numeric(
