@@ -223,7 +223,7 @@ pub fn write_atomically_with(
 ) -> Result<()> {
     // A path that is no regular file (`/dev/null`, a FIFO, `>(cmd)`) is written into: a
     // rename would replace it, and its folder may take no temporary file.
-    if std::fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir()) {
+    if is_special_file(path) {
         return std::fs::OpenOptions::new()
             .write(true)
             .open(path)
@@ -250,14 +250,19 @@ pub fn temporary_path(path: &Path) -> std::path::PathBuf {
     folder_of(path).join(format!(".{name}.tmp{}", std::process::id()))
 }
 
+/// Whether `path` (links followed) exists and is neither a regular file nor a folder: a
+/// device, a FIFO, a socket, which are written into rather than replaced.
+fn is_special_file(path: &Path) -> bool {
+    std::fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir())
+}
+
 /// Puts the finished temporary file `tmp` at `path`, as the user means the path: renamed
 /// over a regular file; written into what is not one (`/dev/null`, a FIFO, `>(cmd)`), which
 /// a rename would replace; renamed over the target of a symbolic link, which stays a link.
 /// `tmp` is removed in every case.
 pub(crate) fn put_in_place(tmp: &Path, path: &Path) -> std::io::Result<()> {
     let result = (|| {
-        let followed = std::fs::metadata(path);
-        if followed.as_ref().is_ok_and(|m| !m.is_file() && !m.is_dir()) {
+        if is_special_file(path) {
             let mut into = std::fs::OpenOptions::new().write(true).open(path)?;
             std::io::copy(&mut std::fs::File::open(tmp)?, &mut into)?;
             return std::fs::remove_file(tmp);
