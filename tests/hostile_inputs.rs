@@ -364,6 +364,43 @@ fn predict_outputs_go_where_the_user_means() {
 
 /// Documented (`glassbox predict`): a row whose label the model never saw is predicted as
 /// usual and counted as an error, with a note; a feature level never seen is an error.
+/// A row of huge but finite values overflows a linear model's scores (1e308 times a weight
+/// is infinite, and infinities of both signs give NaN): the row is named with its largest
+/// value, and no NaN is written as a probability.
+#[test]
+fn a_row_that_overflows_the_scores_is_named() {
+    let s = Scratch::new();
+    let iris = format!("{}/../shared/datasets/iris.csv", env!("CARGO_MANIFEST_DIR"));
+    let (output, out) = s.run(&iris, LOGISTIC, IPOPT);
+    assert_success(&output, &out);
+    let model = out.join("models/split-0.json");
+    let huge = s.write(
+        "huge.csv",
+        "sepal_length,sepal_width,petal_length,petal_width,target\n\
+         5.1,3.5,1.4,0.2,Iris-setosa\n1e308,1e308,1e308,1e308,Iris-setosa\n",
+    );
+    let preds = s.path("p.csv");
+    let predict = glassbox(&[
+        "predict",
+        model.to_str().unwrap(),
+        &huge,
+        "--out",
+        preds.to_str().unwrap(),
+    ]);
+    assert_error(
+        &predict,
+        &out.join("none"),
+        &[
+            "line 3: the model's output",
+            "not a finite number",
+            "1e308 in column",
+        ],
+    );
+    assert!(!preds.exists(), "predictions written before the error");
+    let dash = glassbox(&["predict", model.to_str().unwrap(), &huge, "--out", "-"]);
+    assert_error(&dash, &out.join("none"), &["not standard output"]);
+}
+
 #[test]
 fn label_never_seen_in_training() {
     let s = Scratch::new();

@@ -13,7 +13,9 @@
 //! Depends on the core (`data`, `model`) and on `plotters`.
 
 use super::SorrtModel;
-use glassbox_core::data::{ColumnEncoding, CsvOptions, Table};
+use glassbox_core::data::{
+    check_finite_outputs, check_finite_predictions, ColumnEncoding, CsvOptions, Table,
+};
 use glassbox_core::plot::font_available;
 use glassbox_core::{GlassboxError, Result};
 use nalgebra::DMatrix;
@@ -40,6 +42,7 @@ impl Explanations {
     pub fn of_table(model: &SorrtModel, table: &Table) -> Result<Self> {
         let x = model.encoding.transform(table)?;
         let prediction = glassbox_core::model::Regressor::predict(model, &x);
+        check_finite_predictions(&prediction, table)?;
         let target = if table.target.is_empty() {
             None
         } else {
@@ -63,6 +66,7 @@ impl Explanations {
             Some(y)
         };
         let (user, scaled) = model.explain(&x);
+        check_finite_outputs(&user, table)?;
         Ok(Explanations {
             feature_names: model.feature_names.clone(),
             prediction,
@@ -94,17 +98,25 @@ impl Explanations {
     /// reliability of the paper's Fig. 2), when the target is known.
     pub fn reliability(&self) -> Option<Vec<f64>> {
         let y = self.target.as_ref()?;
+        // Errors in units of the largest |value|: a squared error of 1e200 would overflow,
+        // and an infinite mean would make every other ratio 0 (both are finite: checked).
+        let unit = y
+            .iter()
+            .chain(&self.prediction)
+            .fold(0.0_f64, |m, v| m.max(v.abs()));
+        if unit == 0.0 {
+            return Some(vec![0.0; y.len()]);
+        }
         let se: Vec<f64> = y
             .iter()
             .zip(&self.prediction)
-            .map(|(t, p)| (t - p) * (t - p))
+            .map(|(t, p)| (t / unit - p / unit).powi(2))
             .collect();
-        let mse = se.iter().sum::<f64>() / se.len().max(1) as f64;
-        Some(
-            se.iter()
-                .map(|e| if mse > 0.0 { e / mse } else { 0.0 })
-                .collect(),
-        )
+        let mse = se.iter().sum::<f64>() / se.len() as f64;
+        if mse == 0.0 {
+            return Some(vec![0.0; se.len()]);
+        }
+        Some(se.iter().map(|e| e / mse).collect())
     }
 
     /// The explanations as CSV: `row, prediction[, target, squared_error_ratio]`, then
@@ -333,5 +345,46 @@ impl glassbox_core::model::Explainer for SorrtModel {
                 .push(format!("wrote the plot to {}", plot.display()));
         }
         Ok(report)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Explanations;
+    use nalgebra::DMatrix;
+
+    fn ratios(prediction: Vec<f64>, target: Vec<f64>) -> Vec<f64> {
+        let n = prediction.len();
+        Explanations {
+            feature_names: vec![],
+            prediction,
+            target: Some(target),
+            user: DMatrix::zeros(n, 0),
+            scaled: DMatrix::zeros(n, 0),
+        }
+        .reliability()
+        .unwrap()
+    }
+
+    #[test]
+    fn reliability_is_each_squared_error_over_their_mean() {
+        let r = ratios(vec![1.0, 2.0, 3.0], vec![2.0, 2.0, 6.0]);
+        // Squared errors 1, 0, 9, mean 10 / 3.
+        for (got, want) in r.iter().zip([0.3, 0.0, 2.7]) {
+            assert!((got - want).abs() < 1e-12, "{r:?}");
+        }
+        assert_eq!(ratios(vec![1.0, 2.0], vec![1.0, 2.0]), vec![0.0, 0.0]);
+        assert_eq!(ratios(vec![0.0, 0.0], vec![0.0, 0.0]), vec![0.0, 0.0]);
+    }
+
+    /// An error of 1e200 squares beyond f64: the ratios are still finite, and the other rows'
+    /// stay in proportion (the old sum gave an infinite mean and ratio 0 for every row).
+    #[test]
+    fn reliability_survives_an_error_whose_square_overflows() {
+        let r = ratios(vec![0.0, 0.0, 0.0], vec![1e200, 1e200, 5e199]);
+        assert!(r.iter().all(|v| v.is_finite()), "{r:?}");
+        for (got, want) in r.iter().zip([4.0 / 3.0 * 1.0, 4.0 / 3.0, 1.0 / 3.0]) {
+            assert!((got - want).abs() < 1e-12, "{r:?}");
+        }
     }
 }

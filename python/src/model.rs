@@ -8,10 +8,13 @@
 //! Depends on the `glassbox` crate's registry and model types and PyO3.
 
 use crate::convert::{columns_table, float_bytes, to_py_err};
-use glassbox::data::{ColumnEncoding, Encoding};
+use glassbox::data::{
+    check_finite_outputs, check_finite_predictions, ColumnEncoding, Encoding, Table,
+};
 use glassbox::model::{save_fitted, FittedModel};
 use glassbox::registry::Registry;
 use glassbox::GlassboxError;
+use nalgebra::DMatrix;
 use pyo3::exceptions::{PyOSError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList};
@@ -41,10 +44,12 @@ impl Model {
         }
     }
 
-    /// The features of `columns` (a list of `(name, values)`) encoded as the model's.
-    fn features(&self, columns: &Bound<'_, PyList>) -> PyResult<nalgebra::DMatrix<f64>> {
+    /// The rows of `columns` (a list of `(name, values)`) as a table, and their features
+    /// encoded as the model's.
+    fn features(&self, columns: &Bound<'_, PyList>) -> PyResult<(Table, DMatrix<f64>)> {
         let table = columns_table("the data to predict on", columns, "\u{0}target", Vec::new())?;
-        self.encoding()?.transform(&table).map_err(to_py_err)
+        let x = self.encoding()?.transform(&table).map_err(to_py_err)?;
+        Ok((table, x))
     }
 }
 
@@ -105,11 +110,12 @@ impl Model {
                 self.kind
             )));
         }
-        let x = self.features(columns)?;
+        let (table, x) = self.features(columns)?;
         let inner = &self.inner;
         let proba = py
             .allow_threads(|| inner.as_classifier().map(|c| c.predict_proba(&x)))
             .unwrap_or_default();
+        check_finite_outputs(&proba, &table).map_err(to_py_err)?;
         Ok(float_bytes(
             py,
             (0..proba.nrows()).flat_map(|i| proba.row(i).iter().copied().collect::<Vec<_>>()),
@@ -128,11 +134,12 @@ impl Model {
                 self.kind
             )));
         }
-        let x = self.features(columns)?;
+        let (table, x) = self.features(columns)?;
         let inner = &self.inner;
         let y = py
             .allow_threads(|| inner.as_regressor().map(|r| r.predict(&x)))
             .unwrap_or_default();
+        check_finite_predictions(&y, &table).map_err(to_py_err)?;
         Ok(float_bytes(py, y.into_iter()))
     }
 

@@ -156,6 +156,15 @@ def test_clone_and_pickle(iris):
         pickle.loads(damaged)
 
 
+def test_a_row_that_overflows_the_scores_is_named(iris):
+    X, y = iris
+    model = glassbox.LogisticL1Classifier().fit(X, y)
+    huge = X.head(2).copy()
+    huge.iloc[1] = 1e308
+    with pytest.raises(ValueError, match="row 1: the model's output .* not a finite number"):
+        model.predict_proba(huge)
+
+
 def test_category_levels_that_cannot_be_held_are_named():
     rng = np.random.default_rng(0)
     numbers = rng.normal(size=40)

@@ -1,7 +1,7 @@
 //! The commands on saved models: `predict`, `draw` and `explain`, each through the
 //! registry's loader, so they work on the models of every registered formulation.
 
-use crate::data::read_for_model;
+use crate::data::{check_finite_outputs, check_finite_predictions, read_for_model};
 use crate::metrics;
 use crate::model::model_kind;
 use crate::model::Regressor;
@@ -10,13 +10,19 @@ use anyhow::{bail, Context, Result};
 use std::path::Path;
 
 /// Refuses an output path that names one of the command's input files (or another output of
-/// it): writing it would destroy the model or data the command reads.
+/// it): writing it would destroy the model or data the command reads. `-` is refused too: it
+/// would be a file named `-`, where a user means standard output.
 fn check_outputs(inputs: &[&Path], outputs: &[&Path]) -> Result<()> {
     let same = |a: &Path, b: &Path| match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
         (Ok(a), Ok(b)) => a == b,
         _ => a == b,
     };
     for (k, out) in outputs.iter().enumerate() {
+        if *out == Path::new("-") {
+            bail!(
+                "-: the output is a file, not standard output; give a file's name (or /dev/stdout)"
+            );
+        }
         if let Some(input) = inputs.iter().find(|i| same(i, out)) {
             bail!(
                 "{}: the output would overwrite the input {}; write it elsewhere",
@@ -159,6 +165,7 @@ pub(super) fn predict(
     };
     let (table, x) = read_for_model(model.encoding(), data_path, target)?;
     let proba = model.predict_proba(&x);
+    check_finite_outputs(&proba, &table)?;
     let pred = model.predict(&x);
     if let Some(out) = out {
         let mut text = String::from("prediction");
@@ -263,6 +270,7 @@ fn predict_regression(
         })
         .collect::<Result<_>>()?;
     let pred = model.predict(&x);
+    check_finite_predictions(&pred, &table)?;
     if let Some(out) = out {
         let mut text = String::from("prediction\n");
         for &v in &pred {

@@ -540,3 +540,46 @@ pub fn read_for_model(
     let x = encoding.transform(&table)?;
     Ok((table, x))
 }
+
+/// Refuses a model's outputs on `table` (one row of `outputs` per row of the table) where
+/// one is not a finite number. The features are finite, but a huge one overflows a linear
+/// score (1e308 times a weight is infinite, and infinite scores of both signs give NaN), so
+/// the row is named with its largest value, rather than NaN written as a prediction.
+pub fn check_finite_outputs(outputs: &DMatrix<f64>, table: &Table) -> Result<()> {
+    let row = (0..outputs.nrows()).find(|&i| outputs.row(i).iter().any(|v| !v.is_finite()));
+    refuse_overflowed_row(row, table)
+}
+
+/// [`check_finite_outputs`] for one output per row (a regressor's predictions).
+pub fn check_finite_predictions(predictions: &[f64], table: &Table) -> Result<()> {
+    refuse_overflowed_row(predictions.iter().position(|v| !v.is_finite()), table)
+}
+
+fn refuse_overflowed_row(row: Option<usize>, table: &Table) -> Result<()> {
+    let Some(i) = row else {
+        return Ok(());
+    };
+    let largest = table
+        .feature_names
+        .iter()
+        .zip(&table.columns)
+        .filter_map(|(name, column)| match column {
+            ColumnData::Numeric(values) => Some((name, values[i])),
+            ColumnData::Categorical(_) => None,
+        })
+        .max_by(|a, b| a.1.abs().total_cmp(&b.1.abs()));
+    let cause = match largest {
+        Some((name, v)) => format!(
+            "its largest value, {v:e} in column '{name}', overflows the model's scores; \
+             rescale the column or drop the row"
+        ),
+        None => "drop the row".to_string(),
+    };
+    Err(GlassboxError::data(
+        &table.source,
+        format!(
+            "{}: the model's output for this row is not a finite number: {cause}",
+            table.place_of_row(i)
+        ),
+    ))
+}

@@ -4,7 +4,8 @@
 //! - `encoding.rs`: encoding a table into a numeric matrix for classification
 //!   ([`ClassificationData`]) or regression ([`RegressionData`]) through a dummy
 //!   [`Encoding`] (drop-first, or one-hot: [`DummyCoding`]) that a model keeps to encode
-//!   new data alike ([`read_for_model`]);
+//!   new data alike ([`read_for_model`]), whose outputs on it must be finite
+//!   ([`check_finite_outputs`]);
 //! - `scaling.rs`: min-max scaling fitted on training rows ([`MinMaxScaler`]);
 //! - `split.rs`: seeded stratified splits ([`stratified_split`], [`stratified_kfold`]) and a
 //!   seeded random split for regression ([`random_split`]).
@@ -28,7 +29,8 @@ mod table;
 
 pub use crate::synthetic::synthetic_oblique;
 pub use encoding::{
-    read_for_model, ClassificationData, ColumnEncoding, DummyCoding, Encoding, RegressionData,
+    check_finite_outputs, check_finite_predictions, read_for_model, ClassificationData,
+    ColumnEncoding, DummyCoding, Encoding, RegressionData,
 };
 pub use scaling::MinMaxScaler;
 pub use split::{random_split, stratified_kfold, stratified_split, stratified_split_named};
