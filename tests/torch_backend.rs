@@ -3,9 +3,10 @@
 //!
 //! - S-ORCT's tensor objective equals `SorctProblem::objective` to 1e-10 (float64) and its
 //!   autograd gradient equals `NlpProblem::gradient` to 1e-8, for every variable layout.
-//! - The conformance problems of `tests/conformance_nlp.rs` (which leaves "torch" out: they
-//!   have no tensor form there) with tensor forms of their objectives: known optima,
-//!   infeasible, unbounded, iteration limit, warm start; float32 too.
+//! - The NLP conformance problems (`glassbox::conformance::nlp_problems`; the suite checks
+//!   that "torch" refuses them: they have no tensor form there) with tensor forms of their
+//!   objectives: known optima, infeasible, unbounded, iteration limit, warm start; float32
+//!   too.
 //! - S-ORCT on iris D=2 with "torch" against IPOPT (and "lbfgs") from the same starts: best
 //!   objective within 1% of IPOPT's, constraints to 1e-6; and from a config.
 //! - S-ORRT: its tensor objective equals `SorrtProblem::objective` and its gradient, for
@@ -28,12 +29,11 @@
 mod best_objectives;
 #[path = "common/iris_split.rs"]
 mod iris_split;
-#[path = "common/nlp_problems.rs"]
-mod nlp_problems;
 #[path = "common/sorrt_boston.rs"]
 mod sorrt_boston;
 
 use best_objectives::best_objectives;
+use glassbox::conformance::nlp_problems::*;
 use glassbox::data::{self, MinMaxScaler};
 use glassbox::experiment::{self, ExperimentConfig};
 use glassbox::formulations::sorct::{starts, SorctConfig};
@@ -43,7 +43,6 @@ use glassbox::{
     SolveResult, TerminationStatus, WarmStart,
 };
 use iris_split::iris_train;
-use nlp_problems::*;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::path::Path;

@@ -14,14 +14,22 @@
 //! formulation, `examples/extension` on the one it adds, so a new formulation is covered with
 //! no edit to the suite.
 //!
+//! [`printed_defaults`] is a check beside them, typed: the defaults a formulation's `info()`
+//! prints are its config type's `Default`. It is called with the config type (a registry
+//! entry does not keep it), by the registry's tests on every built-in formulation and by
+//! `examples/extension` on its own.
+//!
 //! Depends on the registry, the experiment engine and the core.
 
 use crate::experiment::engine::{self, SplitSpec};
 use crate::experiment::{self, EngineData, ExperimentConfig, SolveRecord};
+use crate::formulation::{FormulationInfo, ParamSpec};
 use crate::model::{save_fitted, FittedModel};
 use crate::nlp::check;
 use crate::registry::{FormulationEntry, Registry};
 use crate::{metrics, GlassboxError};
+use serde::de::DeserializeOwned;
+use std::fmt::Debug;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -209,6 +217,52 @@ pub fn fit_save_load_predict(registry: &Arc<Registry>, name: &str) {
         test,
         "{name}: the model saved again predicts differently"
     );
+}
+
+/// The defaults `glassbox formulations` prints for a formulation (the [`ParamSpec`] text of
+/// its `info()`) are its config type `F`'s `Default`: the printed defaults that are TOML
+/// values are read into `F` as a `[formulation]` table would be (then `setup`, as the
+/// registry entry does after parsing: `FormulationEntry::learner_with`'s, or `|_| {}`), and
+/// the result must be `F::default()` after the same `setup`, with at least one printed
+/// default read. A printed default that is not a TOML value ("" for a required key, prose
+/// such as "0.5 off the diagonal") is not read. Returns how many were. Unlike the checks of
+/// [`CHECKS`] it needs the config type, which a registry entry does not keep, so it is
+/// called with it: `printed_defaults::<MyConfig>(&my::info(), |_| {})`. The registry's
+/// tests call it on every built-in formulation (`src/registry/printed_defaults.rs`).
+pub fn printed_defaults<F>(info: &FormulationInfo, setup: fn(&mut F)) -> usize
+where
+    F: DeserializeOwned + Default + PartialEq + Debug,
+{
+    let table = printed_table(info.parameters);
+    let mut read: F = table
+        .clone()
+        .try_into()
+        .unwrap_or_else(|e| panic!("{}: its printed defaults do not parse: {e}", info.name));
+    setup(&mut read);
+    let mut default = F::default();
+    setup(&mut default);
+    assert_eq!(
+        read, default,
+        "{}: the printed defaults {table:?}",
+        info.name
+    );
+    assert!(
+        !table.is_empty(),
+        "{}: no printed default is a value",
+        info.name
+    );
+    table.len()
+}
+
+/// The printed defaults that are TOML values, as a `[formulation]` table would hold them.
+fn printed_table(parameters: &[ParamSpec]) -> toml::Table {
+    let mut table = toml::Table::new();
+    for p in parameters {
+        if let Ok(mut line) = format!("value = {}", p.default).parse::<toml::Table>() {
+            table.insert(p.name.to_string(), line.remove("value").unwrap());
+        }
+    }
+    table
 }
 
 /// The metric a results line reports for `model` on `rows` of the run's encoded data:

@@ -1,57 +1,19 @@
-//! Tests that the defaults `glassbox formulations` prints (the [`ParamSpec`] text of each
+//! Tests that the defaults `glassbox formulations` prints (the `ParamSpec` text of each
 //! formulation's `info()`) are the config types' `Default`: the text is written beside the
 //! code, so this reads it as a config would and compares, and the two cannot drift apart.
-//! A printed default that is not a TOML value ("" for a required key, prose such as "0.5 off
-//! the diagonal") is not read. The test walks [`builtin_formulations`] itself, so an entry
+//! The check is the conformance suite's
+//! [`printed_defaults`](crate::conformance::formulations::printed_defaults) (an extension runs
+//! it on its own formulations); it needs each config type, which a registry entry does not
+//! keep, so this file names them. The test walks [`builtin_formulations`] itself, so an entry
 //! this file has no arm for fails it: a formulation added to the registry adds its arm here.
 
 use super::formulations::builtin_formulations;
+use crate::conformance::formulations::printed_defaults as assert_printed_defaults;
 use crate::formulations::{
     cart, contextual, flowoct, forest, l0tree, logistic_l1, loss_tree, oct, risk_score, sorct,
     sorrt, tao, tao_oblique, tmo,
 };
-use glassbox_core::formulation::{FormulationInfo, ParamSpec};
-use serde::de::DeserializeOwned;
-use std::fmt::Debug;
-
-/// The printed defaults that are TOML values, as a `[formulation]` table would hold them.
-fn printed_table(parameters: &[ParamSpec]) -> toml::Table {
-    let mut table = toml::Table::new();
-    for p in parameters {
-        if let Ok(mut line) = format!("value = {}", p.default).parse::<toml::Table>() {
-            table.insert(p.name.to_string(), line.remove("value").unwrap());
-        }
-    }
-    table
-}
-
-/// Reads `info`'s printed defaults into `F` (then `setup`, as the registry entry does after
-/// parsing) and asserts the result is `F::default()` after the same `setup` and that at
-/// least one printed default was read; returns how many were.
-fn assert_printed_defaults<F>(info: &FormulationInfo, setup: fn(&mut F)) -> usize
-where
-    F: DeserializeOwned + Default + PartialEq + Debug,
-{
-    let table = printed_table(info.parameters);
-    let mut read: F = table
-        .clone()
-        .try_into()
-        .unwrap_or_else(|e| panic!("{}: its printed defaults do not parse: {e}", info.name));
-    setup(&mut read);
-    let mut default = F::default();
-    setup(&mut default);
-    assert_eq!(
-        read, default,
-        "{}: the printed defaults {table:?}",
-        info.name
-    );
-    assert!(
-        !table.is_empty(),
-        "{}: no printed default is a value",
-        info.name
-    );
-    table.len()
-}
+use glassbox_core::formulation::FormulationInfo;
 
 /// No setup after parsing.
 fn none<F>(_: &mut F) {}

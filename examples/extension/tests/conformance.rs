@@ -18,6 +18,13 @@ fn l1svm_passes_the_formulation_conformance_suite() {
     formulations::run_all(&Arc::new(registry()), l1svm::NAME);
 }
 
+/// The defaults `glassbox-ext formulations` prints for `l1svm` are its config's `Default`.
+#[test]
+fn l1svm_prints_its_defaults() {
+    let read = formulations::printed_defaults::<l1svm::L1SvmConfig>(&l1svm::info(), |_| {});
+    assert_eq!(read, 3, "c, max_features and weight_bound");
+}
+
 /// The registry lists both additions beside the built-in ones.
 #[test]
 fn the_registry_has_both_additions() {

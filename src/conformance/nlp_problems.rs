@@ -1,13 +1,12 @@
-//! Small NLPs with known solutions, shared by the NLP conformance suite
-//! (`tests/conformance_nlp.rs`) and any test that needs a ready-made problem. Every problem
-//! gives exact derivatives (checked by the suite against finite differences); the Hessian is
-//! optional and can be hidden with [`WithoutHessian`].
+//! Small NLPs with known solutions, for the NLP backends' conformance suite
+//! ([`super::nlp`]) and any test that needs a ready-made problem (`tests/torch_backend.rs`
+//! gives them tensor forms). Every problem gives exact derivatives (checked against finite
+//! differences by `tests/conformance_nlp.rs`); the Hessian is optional and can be hidden with
+//! [`WithoutHessian`].
 //!
-//! Depends on `glassbox::nlp` only.
+//! Depends on the core's `NlpProblem` only.
 
-#![allow(dead_code)]
-
-use glassbox::NlpProblem;
+use crate::NlpProblem;
 use std::time::Duration;
 
 const INF: f64 = f64::INFINITY;
