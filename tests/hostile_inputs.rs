@@ -364,6 +364,33 @@ fn predict_outputs_go_where_the_user_means() {
 
 /// Documented (`glassbox predict`): a row whose label the model never saw is predicted as
 /// usual and counted as an error, with a note; a feature level never seen is an error.
+/// A column whose values span more than an f64 holds (max - min infinite) is refused when a
+/// run encodes it, naming the column: scaled by an infinite range, its values made every
+/// S-ORCT solve end in a numerical error, and logistic_l1 said only "non-finite value".
+#[test]
+fn a_column_whose_range_overflows_is_named() {
+    let s = Scratch::new();
+    let text = classification_csv().replace(
+        "x1,x2,color,target\n",
+        "x1,x2,color,target\n1e308,1,red,a\n-1e308,1,red,b\n",
+    );
+    let data = s.write("d.csv", text);
+    for (formulation, solver) in [(CART, ""), (LOGISTIC, IPOPT)] {
+        let (output, out) = s.run(&data, formulation, solver);
+        assert_error(
+            &output,
+            &out,
+            &["column 'x1'", "from -1e308 to 1e308", "rescale the column"],
+        );
+    }
+    let reg = s.write(
+        "r.csv",
+        "x,target\n1,1e308\n2,-1e308\n3,1\n4,2\n5,3\n6,4\n7,5\n8,6\n",
+    );
+    let (output, out) = s.run(&reg, CART_REGRESSION, "");
+    assert_error(&output, &out, &["column 'target'", "rescale the column"]);
+}
+
 /// A row of huge but finite values overflows a linear model's scores (1e308 times a weight
 /// is infinite, and infinities of both signs give NaN): the row is named with its largest
 /// value, and no NaN is written as a probability.

@@ -112,6 +112,7 @@ impl Table {
             .map(|(k, c)| (c.as_str(), k))
             .collect();
         let y = self.target.iter().map(|t| index[t.as_str()]).collect();
+        self.check_ranges(None)?;
         let encoding = Encoding::fit_with(self, dummies);
         let feature_names = encoding.distinct_feature_names(&self.source)?;
         let x = encoding.transform(self)?;
@@ -152,6 +153,7 @@ impl Table {
                 }
             }
         }
+        self.check_ranges(Some(&y))?;
         let encoding = Encoding::fit_with(self, dummies);
         let feature_names = encoding.distinct_feature_names(&self.source)?;
         let x = encoding.transform(self)?;
@@ -162,6 +164,35 @@ impl Table {
             source: self.source.clone(),
             encoding,
         })
+    }
+
+    /// Refuses a numeric column (and a regression `target`) whose values span more than an
+    /// f64 holds (max - min infinite, as from -1e308 to 1e308): features are scaled by their
+    /// range, and the models' scores are sums of such values, so every solve would fail on
+    /// infinities without saying why.
+    fn check_ranges(&self, target: Option<&[f64]>) -> Result<()> {
+        let numeric =
+            self.feature_names.iter().zip(&self.columns).filter_map(
+                |(name, column)| match column {
+                    ColumnData::Numeric(values) => Some((name, values.as_slice())),
+                    ColumnData::Categorical(_) => None,
+                },
+            );
+        for (name, values) in numeric.chain(target.map(|y| (&self.target_name, y))) {
+            let min = values.iter().copied().fold(f64::INFINITY, f64::min);
+            let max = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+            if !values.is_empty() && !(max - min).is_finite() {
+                return Err(GlassboxError::data(
+                    &self.source,
+                    format!(
+                        "column '{name}': its values span from {min:e} to {max:e}, a range \
+                         beyond what a 64-bit float holds; rescale the column (or drop the \
+                         rows of its extreme values)"
+                    ),
+                ));
+            }
+        }
+        Ok(())
     }
 
     /// Checks that the table has rows and that its columns agree in length.
