@@ -97,6 +97,7 @@ pub const CAPABILITIES: Capabilities = Capabilities {
     dual_bound: true,
     gpu: false,
     newton_steps: false,
+    tensor_objective_only: false,
 };
 
 /// The choices of CBC's cut generator switches.

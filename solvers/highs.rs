@@ -86,6 +86,7 @@ pub const CAPABILITIES: Capabilities = Capabilities {
     dual_bound: true,
     gpu: false,
     newton_steps: false,
+    tensor_objective_only: false,
 };
 
 /// The raw options this backend accepts: a curated subset of HiGHS's options, typed.

@@ -83,6 +83,8 @@ pub const CAPABILITIES: Capabilities = Capabilities {
     gpu: true,
     // The objective's Hessian by double backward (see "Second derivatives" above).
     exact_hessian: true,
+    // Only through a tensor form: the problem's closures cannot run on the device.
+    tensor_objective_only: true,
     ..gradient::CAPABILITIES
 };
 

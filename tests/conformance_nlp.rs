@@ -1,7 +1,7 @@
 //! The NLP conformance suite (`glassbox::conformance::nlp`, the checks every NLP backend must
 //! pass) on the built-in backends: each `#[test]` runs one check against every NLP backend
 //! the registry lists, so a new backend (argmin, torch, ...) is covered as soon as it is
-//! registered. Backends that solve only problems with a tensor form (`nlp::NEEDS_TENSOR_FORM`)
+//! registered. Backends that solve only problems with a tensor form (`tensor_objective_only`)
 //! are checked to refuse the suite's problems instead. The last tests run the suite on a
 //! variant of a backend and check the suite itself.
 //!

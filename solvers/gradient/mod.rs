@@ -138,6 +138,7 @@ pub const CAPABILITIES: Capabilities = Capabilities {
     dual_bound: false,
     gpu: false,
     newton_steps: false,
+    tensor_objective_only: false,
 };
 
 /// Default of `tolerance`.

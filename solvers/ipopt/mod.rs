@@ -128,6 +128,7 @@ pub const CAPABILITIES: Capabilities = Capabilities {
     dual_bound: false,
     gpu: false,
     newton_steps: true,
+    tensor_objective_only: false,
 };
 
 /// Absolute constraint violation under which a point counts as feasible when Ipopt stops

@@ -8,8 +8,8 @@
 //! Checks that need a capability a backend lacks (general constraints, warm starts) are
 //! skipped for it; a backend must then refuse such requests with an error, which is checked
 //! too. A backend that solves only problems with a tensor form of their objective
-//! (`NlpProblem::tensor_objective`, which the problems here do not give; [`NEEDS_TENSOR_FORM`]
-//! names the built-in ones) is instead checked to refuse them ([`TENSOR_FORM_CHECKS`]);
+//! (`NlpProblem::tensor_objective`, which the problems here do not give; its capability
+//! `tensor_objective_only`) is instead checked to refuse them ([`TENSOR_FORM_CHECKS`]);
 //! `tests/torch_backend.rs` runs the built-in one on tensor forms of these problems.
 //!
 //! Depends on the core's NLP types, backend traits and entries, and the registry.
@@ -55,18 +55,14 @@ pub const TENSOR_FORM_CHECKS: &[(&str, Check)] = &[(
     refuses_problems_without_a_tensor_form,
 )];
 
-/// The built-in backends that solve only problems with a tensor form of their objective
-/// (`NlpProblem::tensor_objective`): [`run_all`] runs [`TENSOR_FORM_CHECKS`] on them. A
-/// crate's own such backend runs them with [`run_checks`].
-pub const NEEDS_TENSOR_FORM: &[&str] = &["torch"];
-
-/// Whether the backend of `entry` is one of [`NEEDS_TENSOR_FORM`].
+/// Whether the backend of `entry` solves only problems with a tensor form of their objective
+/// (its capability `tensor_objective_only`): [`run_all`] runs [`TENSOR_FORM_CHECKS`] on it.
 pub fn needs_tensor_form(entry: &BackendEntry) -> bool {
-    NEEDS_TENSOR_FORM.contains(&entry.name)
+    entry.capabilities.tensor_objective_only
 }
 
 /// Runs every check on the NLP backend of `entry` (created by [`backend`]): [`CHECKS`], or
-/// [`TENSOR_FORM_CHECKS`] for a backend of [`NEEDS_TENSOR_FORM`]. Panics on the first
+/// [`TENSOR_FORM_CHECKS`] for a backend that [`needs_tensor_form`]. Panics on the first
 /// failure with a message naming the backend and the check; an entry that is not an NLP
 /// backend, or whose backend disagrees with it, is a failure too.
 pub fn run_all(entry: &BackendEntry) {
@@ -681,7 +677,7 @@ pub fn malformed_problem(_: &BackendEntry, solver: &dyn NlpSolver) {
         .expect_err("bounds of the wrong length must be refused");
 }
 
-/// (Backends of [`NEEDS_TENSOR_FORM`] only.) A problem without a tensor form of its
+/// (Backends that [`needs_tensor_form`] only.) A problem without a tensor form of its
 /// objective is refused with a capability error.
 pub fn refuses_problems_without_a_tensor_form(entry: &BackendEntry, solver: &dyn NlpSolver) {
     let error = solver

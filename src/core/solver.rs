@@ -34,6 +34,9 @@ pub struct Capabilities {
     /// cap iterations (NB-DEC's 40 per subproblem); a first-order backend's iterations are
     /// many more and cheaper, so such caps default higher for it.
     pub newton_steps: bool,
+    /// Solves only problems that give a tensor form of their objective
+    /// (`NlpProblem::tensor_objective`), and refuses others with a capability error.
+    pub tensor_objective_only: bool,
 }
 
 impl Capabilities {
@@ -48,6 +51,7 @@ impl Capabilities {
             (self.dual_bound, "dual-bound"),
             (self.gpu, "gpu"),
             (self.newton_steps, "newton-steps"),
+            (self.tensor_objective_only, "tensor-objective-only"),
         ]
         .iter()
         .filter(|(on, _)| *on)
