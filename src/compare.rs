@@ -21,17 +21,36 @@ use std::fmt::{self, Write as _};
 use std::path::Path;
 
 /// Reads a results file (`results.jsonl`, one JSON line per solve); a bad line is an error
-/// naming the file and the line.
+/// naming the file, the line and the column, and a last line cut short (no newline after
+/// it: a run interrupted while writing) says so.
 pub fn read_results(path: &Path) -> Result<Vec<SolveRecord>> {
     let text = std::fs::read_to_string(path).map_err(|e| GlassboxError::io(path, e))?;
     let mut records = Vec::new();
+    let n_lines = text.lines().count();
     for (i, line) in text.lines().enumerate() {
         if line.trim().is_empty() {
             continue;
         }
-        let record = serde_json::from_str(line).map_err(|e| GlassboxError::Data {
-            file: path.display().to_string(),
-            message: format!("line {}: not a results line of `glassbox run`: {e}", i + 1),
+        let record = serde_json::from_str(line).map_err(|e| {
+            // serde's message ends "at line 1 column C": its line is always 1 here.
+            let what = e.to_string();
+            let what = what
+                .rsplit_once(" at line ")
+                .map_or(what.as_str(), |(w, _)| w);
+            let partial = if i + 1 == n_lines && !text.ends_with('\n') {
+                " (a partial last line: the run was interrupted while writing it; resume \
+                 the run, or delete that line)"
+            } else {
+                ""
+            };
+            GlassboxError::Data {
+                file: path.display().to_string(),
+                message: format!(
+                    "line {}, column {}: not a results line of `glassbox run`: {what}{partial}",
+                    i + 1,
+                    e.column()
+                ),
+            }
         })?;
         records.push(record);
     }
@@ -103,9 +122,10 @@ impl fmt::Display for InstanceKey {
             self.split_seed,
             self.start
         )?;
+        // No seed: a warm start, or the one start of a MILP or tree-search solve.
         match self.seed {
             Some(s) => write!(f, " (seed {s})"),
-            None => write!(f, " (warm)"),
+            None => write!(f, " (no seed)"),
         }
     }
 }
@@ -158,6 +178,7 @@ pub fn match_instances(records: Vec<SolveRecord>, mismatch: Mismatch) -> Result<
         }
     }
     let solvers: Vec<String> = by_solver.keys().cloned().collect();
+    check_same_rows(&by_solver)?;
     if solvers.len() < 2 {
         return Err(GlassboxError::Config(format!(
             "compare needs the results of at least two solvers; these files hold only {}",
@@ -210,6 +231,29 @@ pub fn match_instances(records: Vec<SolveRecord>, mismatch: Mismatch) -> Result<
         records,
         dropped,
     })
+}
+
+/// Checks that every solver of an instance trained and tested on as many rows as the others:
+/// runs of different configs (another test fraction, rows dropped, another file of the same
+/// name) share the instance keys but not the problem, and their times and objectives must
+/// not be compared.
+fn check_same_rows(by_solver: &BTreeMap<String, BTreeMap<InstanceKey, SolveRecord>>) -> Result<()> {
+    let mut first: BTreeMap<&InstanceKey, (&str, usize, usize)> = BTreeMap::new();
+    for (solver, instances) in by_solver {
+        for (key, r) in instances {
+            let (other, n_train, n_test) =
+                *first.entry(key).or_insert((solver, r.n_train, r.n_test));
+            if (n_train, n_test) != (r.n_train, r.n_test) {
+                return Err(GlassboxError::Config(format!(
+                    "the instance {key} is not the same problem for every solver: '{other}' \
+                     trained on {n_train} rows and tested on {n_test}, '{solver}' on {} and \
+                     {}; compare runs of the same config with only the solver changed",
+                    r.n_train, r.n_test
+                )));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// The first few dropped instances, each with the solvers that had it, as one line.

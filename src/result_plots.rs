@@ -140,8 +140,8 @@ pub fn setting_means(records: &[&SolveRecord], metric: TestMetric) -> Vec<Settin
                 },
                 splits: v.len(),
                 metric: v.iter().map(|x| x.0).sum::<f64>() / n,
-                delta_local: v.iter().map(|x| x.1).sum::<f64>() / n,
-                delta_global: v.iter().map(|x| x.2).sum::<f64>() / n,
+                delta_local: mean_finite(v.iter().map(|x| x.1)),
+                delta_global: mean_finite(v.iter().map(|x| x.2)),
             }
         })
         .collect();
@@ -161,6 +161,19 @@ pub fn setting_means(records: &[&SolveRecord], metric: TestMetric) -> Vec<Settin
     out
 }
 
+/// The mean of the finite values (a sparsity is NaN, written null, on a line without a
+/// model's); NaN when there is none, which a plot leaves out.
+fn mean_finite(values: impl Iterator<Item = f64>) -> f64 {
+    let (sum, n) = values
+        .filter(|v| v.is_finite())
+        .fold((0.0, 0usize), |(s, n), v| (s + v, n + 1));
+    if n == 0 {
+        f64::NAN
+    } else {
+        sum / n as f64
+    }
+}
+
 /// The values of a heatmap: `values[i][j]` at lambda_L = `rows[i]`, lambda_G = `columns[j]`
 /// (`None`: that pair was not run).
 #[derive(Clone, Debug, PartialEq)]
@@ -173,7 +186,8 @@ pub struct Grid {
     pub values: Vec<Vec<Option<f64>>>,
 }
 
-/// Lays one measure of `means` out over the (lambda_L, lambda_G) grid.
+/// Lays one measure of `means` out over the (lambda_L, lambda_G) grid; a value that is not
+/// a number (no split had it) is a missing cell, as a pair not run.
 pub fn grid_of(means: &[SettingMeans], value: impl Fn(&SettingMeans) -> f64) -> Grid {
     let distinct = |f: &dyn Fn(&SettingMeans) -> f64| {
         let mut v: Vec<f64> = means.iter().map(f).collect();
@@ -187,7 +201,7 @@ pub fn grid_of(means: &[SettingMeans], value: impl Fn(&SettingMeans) -> f64) -> 
     for m in means {
         let i = rows.partition_point(|&v| v < m.setting.lambda_local);
         let j = columns.partition_point(|&v| v < m.setting.lambda_global);
-        values[i][j] = Some(value(m));
+        values[i][j] = Some(value(m)).filter(|v| v.is_finite());
     }
     Grid {
         rows,
@@ -238,30 +252,41 @@ pub fn lambda_label(v: f64) -> String {
 struct Group<'a> {
     title: String,
     records: Vec<&'a SolveRecord>,
+    /// The files its lines come from, for errors.
+    files: Vec<&'a Path>,
 }
 
 /// Groups lines by (data set, formulation, solver, depth), in that order.
 fn groups<'a>(series: &'a [Series]) -> Vec<Group<'a>> {
-    let mut by: BTreeMap<(String, String, String, Option<usize>), Vec<&SolveRecord>> =
-        BTreeMap::new();
-    for r in series.iter().flat_map(|s| &s.records) {
-        by.entry((
-            r.dataset.clone(),
-            r.formulation.clone(),
-            r.solver.clone(),
-            r.depth,
-        ))
-        .or_default()
-        .push(r);
+    type Lines<'a> = (Vec<&'a SolveRecord>, Vec<&'a Path>);
+    let mut by: BTreeMap<(String, String, String, Option<usize>), Lines<'a>> = BTreeMap::new();
+    for s in series {
+        for r in &s.records {
+            let (records, files) = by
+                .entry((
+                    r.dataset.clone(),
+                    r.formulation.clone(),
+                    r.solver.clone(),
+                    r.depth,
+                ))
+                .or_default();
+            records.push(r);
+            if !files.contains(&s.path.as_path()) {
+                files.push(&s.path);
+            }
+        }
     }
     by.into_iter()
-        .map(|((dataset, formulation, solver, depth), records)| Group {
-            title: match depth {
-                Some(d) => format!("{dataset}: {formulation} D={d} ({solver})"),
-                None => format!("{dataset}: {formulation}"),
+        .map(
+            |((dataset, formulation, solver, depth), (records, files))| Group {
+                title: match depth {
+                    Some(d) => format!("{dataset}: {formulation} D={d} ({solver})"),
+                    None => format!("{dataset}: {formulation}"),
+                },
+                records,
+                files,
             },
-            records,
-        })
+        )
         .collect()
 }
 
@@ -269,6 +294,23 @@ fn missing(path: &Path, what: &str) -> GlassboxError {
     GlassboxError::Data {
         file: path.display().to_string(),
         message: format!("{what}: these results cannot be drawn as asked"),
+    }
+}
+
+/// The error for a panel none of whose splits' selected starts has the test metric (every
+/// one failed): there is nothing to draw in it.
+fn nothing_to_draw(files: &[&Path], panel: &str, metric: TestMetric) -> GlassboxError {
+    GlassboxError::Data {
+        file: files
+            .iter()
+            .map(|f| f.display().to_string())
+            .collect::<Vec<_>>()
+            .join(", "),
+        message: format!(
+            "{panel}: no split's selected start has a {} (they all failed), so its panel \
+             would be empty: leave these lines out",
+            metric.name()
+        ),
     }
 }
 
@@ -334,7 +376,10 @@ pub fn draw(
                 .map(|g| {
                     let metric = metric_of(&g.records);
                     let means = setting_means(&g.records, metric);
-                    HeatmapRow {
+                    if means.is_empty() {
+                        return Err(nothing_to_draw(&g.files, &g.title, metric));
+                    }
+                    Ok(HeatmapRow {
                         title: g.title,
                         metric_name: metric.name(),
                         grids: [
@@ -342,9 +387,9 @@ pub fn draw(
                             grid_of(&means, |m| m.delta_local),
                             grid_of(&means, |m| m.delta_global),
                         ],
-                    }
+                    })
                 })
-                .collect();
+                .collect::<Result<_>>()?;
             let n = rows.len() as u32;
             plot::save(&Heatmaps { rows }, path, (1500, 480 * n))
         }
@@ -353,6 +398,9 @@ pub fn draw(
             for g in groups(series) {
                 let metric = metric_of(&g.records);
                 let means = setting_means(&g.records, metric);
+                if means.is_empty() {
+                    return Err(nothing_to_draw(&g.files, &g.title, metric));
+                }
                 let Some(lambda) = varying_lambda(&means) else {
                     return Err(GlassboxError::Config(format!(
                         "{}: both lambda_L and lambda_G vary (or neither does) in these \
@@ -373,6 +421,7 @@ pub fn draw(
         }
         PlotKind::Scatter => {
             let mut datasets: BTreeMap<String, Vec<ScatterSeries>> = BTreeMap::new();
+            let mut files: BTreeMap<String, Vec<&Path>> = BTreeMap::new();
             // Files with the same label are one series (one colour), e.g. a lambda path
             // written as one run per lambda.
             let mut labels: Vec<&str> = Vec::new();
@@ -383,14 +432,24 @@ pub fn draw(
             }
             for s in series {
                 let s_index = labels.iter().position(|l| *l == s.label).unwrap_or(0);
-                let mut by_dataset: BTreeMap<&str, Vec<&SolveRecord>> = BTreeMap::new();
+                // A point is one setting of one formulation and solver: a file holding
+                // several (CART's lines beside S-ORRT's) never averages them together.
+                type Runs<'a> = BTreeMap<(&'a str, &'a str), Vec<&'a SolveRecord>>;
+                let mut by_dataset: BTreeMap<&str, Runs> = BTreeMap::new();
                 for r in &s.records {
-                    by_dataset.entry(r.dataset.as_str()).or_default().push(r);
+                    by_dataset
+                        .entry(r.dataset.as_str())
+                        .or_default()
+                        .entry((r.formulation.as_str(), r.solver.as_str()))
+                        .or_default()
+                        .push(r);
                 }
-                for (dataset, records) in by_dataset {
-                    let metric = metric_of(&records);
-                    let points = setting_means(&records, metric)
-                        .iter()
+                for (dataset, runs) in by_dataset {
+                    let all: Vec<&SolveRecord> = runs.values().flatten().copied().collect();
+                    let metric = metric_of(&all);
+                    let points = runs
+                        .values()
+                        .flat_map(|records| setting_means(records, metric))
                         .map(|m| {
                             let x = match sparsity {
                                 Lambda::Local => m.delta_local,
@@ -398,7 +457,12 @@ pub fn draw(
                             };
                             (x, m.metric)
                         })
+                        .filter(|(x, y)| x.is_finite() && y.is_finite())
                         .collect();
+                    files
+                        .entry(dataset.to_string())
+                        .or_default()
+                        .push(s.path.as_path());
                     datasets
                         .entry(dataset.to_string())
                         .or_default()
@@ -408,6 +472,23 @@ pub fn draw(
                             metric_name: metric.name(),
                             points,
                         });
+                }
+            }
+            for (dataset, panel) in &datasets {
+                if panel.iter().all(|s| s.points.is_empty()) {
+                    let metric = panel.first().map_or("test metric", |s| s.metric_name);
+                    return Err(GlassboxError::Data {
+                        file: files[dataset]
+                            .iter()
+                            .map(|f| f.display().to_string())
+                            .collect::<Vec<_>>()
+                            .join(", "),
+                        message: format!(
+                            "{dataset}: no split's selected start has a {metric} and a \
+                             sparsity (they all failed), so its panel would be empty: leave \
+                             these lines out"
+                        ),
+                    });
                 }
             }
             let panels: Vec<ScatterPanel> = datasets
@@ -489,6 +570,35 @@ struct Heatmaps {
     rows: Vec<HeatmapRow>,
 }
 
+/// A heatmap axis over `n` cells: cell k spans [k, k + 1], and the key points (the labels)
+/// are the centres of every `every`-th cell.
+#[derive(Clone)]
+struct CellAxis {
+    n: usize,
+    every: usize,
+}
+
+impl plotters::prelude::Ranged for CellAxis {
+    type FormatOption = plotters::coord::ranged1d::DefaultFormatting;
+    type ValueType = f64;
+
+    fn map(&self, v: &f64, limit: (i32, i32)) -> i32 {
+        let n = self.n.max(1) as f64;
+        limit.0 + (f64::from(limit.1 - limit.0) * v / n).round() as i32
+    }
+
+    fn key_points<Hint: plotters::coord::ranged1d::KeyPointHint>(&self, _: Hint) -> Vec<f64> {
+        (0..self.n)
+            .step_by(self.every.max(1))
+            .map(|i| i as f64 + 0.5)
+            .collect()
+    }
+
+    fn range(&self) -> std::ops::Range<f64> {
+        0.0..self.n.max(1) as f64
+    }
+}
+
 /// The paper's colour scale: dark red at the smallest value of the panel, white at the
 /// largest.
 fn heat_colour(v: f64, lo: f64, hi: f64) -> plotters::style::RGBColor {
@@ -530,30 +640,33 @@ impl Figure for Heatmaps {
                 if text {
                     builder.caption(format!("{}: {}", row.title, names[k]), ("sans-serif", 15));
                 }
-                // A segmented range a..b has a segment for each of a..=b: nx - 1 for nx cells.
-                let (last_x, last_y) = (nx.saturating_sub(1), ny.saturating_sub(1));
+                // Cell (i, j) is the unit square [j, j + 1] x [i, i + 1], its label at the
+                // centre. (plotters' segmented and slice ranges collapse a range of one value
+                // to a point, so a grid of one lambda_L or one lambda_G drew no cell.)
+                // Upright labels (rotated ones render garbled in PNGs), so at most
+                // MAX_UPRIGHT_LABELS of them on the x axis.
+                let every = nx.div_ceil(MAX_UPRIGHT_LABELS).max(1);
                 let mut chart = builder
-                    .build_cartesian_2d((0..last_x).into_segmented(), (0..last_y).into_segmented())
+                    .build_cartesian_2d(CellAxis { n: nx, every }, CellAxis { n: ny, every: 1 })
                     .map_err(err)?;
+                // The index of the cell whose centre is at `v`.
+                let cell = |v: f64, n: usize| {
+                    let i = (v - 0.5).round();
+                    ((v - 0.5 - i).abs() < 1e-6 && i >= 0.0 && (i as usize) < n)
+                        .then_some(i as usize)
+                };
                 if text {
-                    // Upright labels (rotated ones render garbled in PNGs), so at most
-                    // MAX_UPRIGHT_LABELS of them.
-                    let every = nx.div_ceil(MAX_UPRIGHT_LABELS).max(1);
-                    let xl = |v: &SegmentValue<usize>| match v {
-                        SegmentValue::CenterOf(i) if *i < nx && i.is_multiple_of(every) => {
-                            lambda_label(grid.columns[*i])
-                        }
-                        _ => String::new(),
+                    let xl = |v: &f64| {
+                        cell(*v, nx).map_or(String::new(), |i| lambda_label(grid.columns[i]))
                     };
-                    let yl = |v: &SegmentValue<usize>| match v {
-                        SegmentValue::CenterOf(i) if *i < ny => lambda_label(grid.rows[*i]),
-                        _ => String::new(),
+                    let yl = |v: &f64| {
+                        cell(*v, ny).map_or(String::new(), |i| lambda_label(grid.rows[i]))
                     };
                     chart
                         .configure_mesh()
                         .disable_mesh()
-                        .x_labels(nx)
-                        .y_labels(ny)
+                        .x_labels(nx.max(1))
+                        .y_labels(ny.max(1))
                         .x_label_formatter(&xl)
                         .y_label_formatter(&yl)
                         .x_label_style(("sans-serif", 11))
@@ -566,8 +679,7 @@ impl Figure for Heatmaps {
                 }
                 for (i, row_values) in grid.values.iter().enumerate() {
                     for (j, v) in row_values.iter().enumerate() {
-                        let corner =
-                            |a: usize, b: usize| (SegmentValue::Exact(a), SegmentValue::Exact(b));
+                        let corner = |a: usize, b: usize| (a as f64, b as f64);
                         let style = match v {
                             Some(v) => heat_colour(*v, lo, hi).filled(),
                             // Not run: grey hatching would need more code; light grey says it.
@@ -585,7 +697,7 @@ impl Figure for Heatmaps {
                             chart
                                 .draw_series(std::iter::once(Text::new(
                                     format!("{v:.0}"),
-                                    (SegmentValue::CenterOf(j), SegmentValue::CenterOf(i)),
+                                    (j as f64 + 0.5, i as f64 + 0.5),
                                     ("sans-serif", 10).into_font().color(&colour).pos(
                                         plotters::style::text_anchor::Pos::new(
                                             plotters::style::text_anchor::HPos::Center,
@@ -695,6 +807,8 @@ impl Figure for LambdaPaths {
                     .iter()
                     .enumerate()
                     .map(|(i, v)| (i as f64, *v))
+                    // A measure no split had (NaN) is no point.
+                    .filter(|(_, v)| v.is_finite())
                     .collect();
                 let series = chart
                     .draw_series(LineSeries::new(points.clone(), colour.stroke_width(2)))

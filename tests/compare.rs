@@ -363,3 +363,60 @@ fn a_line_without_a_solution_reads_back() {
     let back: SolveRecord = serde_json::from_str(&line).unwrap();
     assert!(back.delta_local.is_nan());
 }
+
+#[test]
+fn runs_of_different_configs_are_not_matched_as_one_instance() {
+    // The same keys, but the highs run held out another test fraction: another problem.
+    let a = record("dp", 0, 0, 0.0, "optimal");
+    let mut b = record("highs", 0, 0, 0.0, "optimal");
+    b.n_train = 105;
+    b.n_test = 45;
+    let err = match_instances(vec![a, b], Mismatch::Drop)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("not the same problem")
+            && err.contains("111")
+            && err.contains("105")
+            && err.contains("'dp'")
+            && err.contains("'highs'"),
+        "{err}"
+    );
+}
+
+#[test]
+fn an_instance_without_a_seed_is_not_called_a_warm_start() {
+    // MILP and tree-search solves have one start and no seed.
+    let mut r = record("dp", 0, 0, 0.0, "optimal");
+    r.seed = None;
+    let key = glassbox::compare::InstanceKey::of(&r);
+    assert!(key.to_string().ends_with("(no seed)"), "{key}");
+}
+
+#[test]
+fn a_partial_last_line_is_named_as_such() {
+    let dir = tempfile::tempdir().unwrap();
+    let line = serde_json::to_string(&record("dp", 0, 0, 0.0, "optimal")).unwrap();
+    let path = dir.path().join("results.jsonl");
+    // A run interrupted while writing its second line.
+    std::fs::write(&path, format!("{line}\n{}", &line[..40])).unwrap();
+    let err = glassbox::compare::read_results(&path)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("results.jsonl")
+            && err.contains("line 2, column ")
+            && err.contains("partial last line")
+            && !err.contains("at line 1"),
+        "{err}"
+    );
+    // A bad line that is not the last is no partial line.
+    std::fs::write(&path, format!("{}\n{line}\n", &line[..40])).unwrap();
+    let err = glassbox::compare::read_results(&path)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("line 1, column ") && !err.contains("partial"),
+        "{err}"
+    );
+}

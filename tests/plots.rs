@@ -520,3 +520,166 @@ fn fitted_trees_drawn() {
     ]));
     assert!(err.contains(".png or .svg"), "{err}");
 }
+
+/// Runs `glassbox` with `args`, killed after `seconds` (a plot that loops must fail the
+/// test, not hang it).
+fn glassbox_within(args: &[&str], seconds: u64) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_glassbox"))
+        .args(args)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("the glassbox binary runs");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(seconds);
+    while child.try_wait().unwrap().is_none() {
+        if std::time::Instant::now() > deadline {
+            child.kill().unwrap();
+            panic!("glassbox {args:?} ran past {seconds} s");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    child.wait_with_output().unwrap()
+}
+
+#[test]
+fn a_data_set_whose_selected_starts_all_failed_is_an_error_not_a_hang() {
+    let dir = tempfile::tempdir().unwrap();
+    // iris is fine; every wine solve failed (no test accuracy).
+    let lines = vec![
+        line("iris", 0.0, 0.0, 0, 0, true, "optimal", 0.9, 10.0, 5.0),
+        line("iris", 0.1, 0.0, 0, 0, true, "optimal", 0.8, 20.0, 5.0),
+        line("wine", 0.0, 0.0, 0, 0, true, "error", 0.9, 0.0, 0.0)
+            .replace(r#""test_accuracy":0.9,"#, ""),
+        line("wine", 0.1, 0.0, 0, 0, true, "error", 0.9, 0.0, 0.0)
+            .replace(r#""test_accuracy":0.9,"#, ""),
+    ];
+    let results = write(dir.path(), "failed.jsonl", &lines);
+    for kind in ["scatter", "lambda", "heatmap"] {
+        let out = dir.path().join(format!("{kind}.svg"));
+        let err = fails(&glassbox_within(
+            &[
+                "plot",
+                kind,
+                results.to_str().unwrap(),
+                "--out",
+                out.to_str().unwrap(),
+            ],
+            60,
+        ));
+        assert!(
+            err.contains("failed.jsonl") && err.contains("wine") && err.contains("failed"),
+            "{kind}: {err}"
+        );
+    }
+    assert_only(dir.path(), &["failed.jsonl"]);
+}
+
+/// The filled rectangles of an SVG heatmap other than white, as (width, height).
+fn coloured_cells(svg: &Path) -> Vec<(u32, u32)> {
+    let text = std::fs::read_to_string(svg).unwrap();
+    let attr = |tag: &str, name: &str| -> Option<String> {
+        let start = tag.find(&format!(" {name}=\""))? + name.len() + 3;
+        Some(tag[start..].split('"').next()?.to_string())
+    };
+    text.split("<rect")
+        .skip(1)
+        .filter_map(|tag| {
+            let fill = attr(tag, "fill")?;
+            (fill != "#FFFFFF").then(|| {
+                (
+                    attr(tag, "width").unwrap().parse().unwrap(),
+                    attr(tag, "height").unwrap().parse().unwrap(),
+                )
+            })
+        })
+        .collect()
+}
+
+#[test]
+fn a_heatmap_of_one_lambda_column_draws_its_cells() {
+    let dir = tempfile::tempdir().unwrap();
+    // lambda_L varies, lambda_G is 0 throughout: a 3 x 1 grid.
+    let lines: Vec<String> = [0.0, 0.1, 0.2]
+        .iter()
+        .enumerate()
+        .map(|(i, &l)| {
+            let v = i as f64;
+            line(
+                "d",
+                l,
+                0.0,
+                0,
+                0,
+                true,
+                "optimal",
+                0.5 + 0.1 * v,
+                10.0 * v,
+                5.0 * v,
+            )
+        })
+        .collect();
+    let results = write(dir.path(), "column.jsonl", &lines);
+    let out = dir.path().join("heatmap.svg");
+    ok(&glassbox(&[
+        "plot",
+        "heatmap",
+        results.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]));
+    // Two of the three cells of each of the three panels are coloured (the largest value is
+    // white), each a real rectangle: not collapsed to a line.
+    let cells = coloured_cells(&out);
+    assert_eq!(cells.len(), 6, "{cells:?}");
+    assert!(cells.iter().all(|&(w, h)| w > 100 && h > 50), "{cells:?}");
+}
+
+#[test]
+fn a_scatter_never_averages_two_formulations_of_one_file() {
+    let dir = tempfile::tempdir().unwrap();
+    // One file holding S-ORCT's line and CART's at the same depth and lambdas.
+    let sorct = line("d", 0.0, 0.0, 0, 0, true, "optimal", 0.9, 10.0, 10.0);
+    let cart = line("d", 0.0, 0.0, 0, 0, true, "heuristic", 0.5, 90.0, 90.0).replace(
+        r#""formulation":"sorct","solver":"ipopt""#,
+        r#""formulation":"cart","solver":"cart""#,
+    );
+    let results = write(dir.path(), "both.jsonl", &[sorct, cart]);
+    let out = dir.path().join("scatter.svg");
+    ok(&glassbox(&[
+        "plot",
+        "scatter",
+        results.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]));
+    // Two points (and the legend's marker), not one at their mean.
+    let text = std::fs::read_to_string(&out).unwrap();
+    assert_eq!(text.matches("<circle").count(), 3, "{text}");
+}
+
+#[test]
+fn a_sparsity_no_split_has_is_left_out_not_drawn_as_nan() {
+    let dir = tempfile::tempdir().unwrap();
+    let lines = vec![
+        line("d", 0.0, 0.0, 0, 0, true, "optimal", 0.9, 0.0, 0.0).replace(
+            r#""delta_local":0,"delta_global":0"#,
+            r#""delta_local":null,"delta_global":null"#,
+        ),
+        line("d", 0.1, 0.0, 0, 0, true, "optimal", 0.8, 50.0, 40.0),
+    ];
+    let results = write(dir.path(), "null.jsonl", &lines);
+    // A null sparsity reads as NaN.
+    assert!(record(&lines[0]).delta_local.is_nan());
+    for kind in ["heatmap", "lambda"] {
+        let out = dir.path().join(format!("{kind}.svg"));
+        ok(&glassbox(&[
+            "plot",
+            kind,
+            results.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ]));
+        let text = std::fs::read_to_string(&out).unwrap();
+        assert!(!text.contains("NaN"), "{kind}: {text}");
+    }
+}
