@@ -334,6 +334,29 @@ fn compare_command_on_ipopt_and_lbfgs_runs() {
     ]);
     assert!(String::from_utf8_lossy(&bad.stderr).contains(".png or .svg"));
     assert!(bad.stdout.is_empty(), "checked before any work");
+    // Two plots to one file (the first was overwritten), a plot over an input.
+    let same = dir.path().join("same.svg");
+    let same = same.to_str().unwrap();
+    let bad = glassbox(&[
+        "compare",
+        ipopt.to_str().unwrap(),
+        lbfgs.to_str().unwrap(),
+        "--time-profile",
+        same,
+        "--objective-gaps",
+        same,
+    ]);
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("two outputs of the command"));
+    assert!(bad.stdout.is_empty(), "checked before any work");
+    let bad = glassbox(&[
+        "compare",
+        ipopt.to_str().unwrap(),
+        lbfgs.to_str().unwrap(),
+        "--time-profile",
+        lbfgs.to_str().unwrap(),
+    ]);
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("would overwrite the input"));
+    assert!(std::fs::read_to_string(&lbfgs).unwrap().starts_with('{'));
     let config = dir.path().join("ipopt.toml");
     let bad = glassbox(&["compare", config.to_str().unwrap(), lbfgs.to_str().unwrap()]);
     let err = String::from_utf8_lossy(&bad.stderr);

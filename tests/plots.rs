@@ -410,6 +410,14 @@ fn bad_input_is_one_error_and_no_file() {
         o,
     ]));
     assert!(err.contains("labels"), "{err}");
+    let err = fails(&glassbox(&[
+        "plot",
+        "heatmap",
+        cart.to_str().unwrap(),
+        "--out",
+        cart.to_str().unwrap(),
+    ]));
+    assert!(err.contains("would overwrite the input"), "{err}");
     assert_only(
         dir.path(),
         &["empty.jsonl", "missing.jsonl", "cart.jsonl", "scatter.svg"],

@@ -452,7 +452,10 @@ fn run(
 /// (time profile, objective gaps, metric gaps).
 fn compare(results: &[PathBuf], drop_unmatched: bool, plots: [Option<PathBuf>; 3]) -> Result<()> {
     use crate::compare::{self, Mismatch, PlotKind};
-    for path in plots.iter().flatten() {
+    let inputs: Vec<&Path> = results.iter().map(PathBuf::as_path).collect();
+    let outputs: Vec<&Path> = plots.iter().flatten().map(PathBuf::as_path).collect();
+    models::check_outputs(&inputs, &outputs)?;
+    for path in &outputs {
         crate::plot::plot_extension(path)?;
     }
     let mut records = Vec::new();
@@ -502,6 +505,8 @@ fn plot_results(kind: PlotCommand) -> Result<()> {
             out,
         } => (PlotKind::Scatter, results, label, Some(sparsity), out),
     };
+    let inputs: Vec<&Path> = results.iter().map(PathBuf::as_path).collect();
+    models::check_outputs(&inputs, &[&out])?;
     crate::plot::plot_extension(&out)?;
     if labels.len() > results.len() {
         bail!(

@@ -12,7 +12,7 @@ use std::path::Path;
 /// Refuses an output path that names one of the command's input files (or another output of
 /// it): writing it would destroy the model or data the command reads. `-` is refused too: it
 /// would be a file named `-`, where a user means standard output.
-fn check_outputs(inputs: &[&Path], outputs: &[&Path]) -> Result<()> {
+pub(super) fn check_outputs(inputs: &[&Path], outputs: &[&Path]) -> Result<()> {
     let same = |a: &Path, b: &Path| match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
         (Ok(a), Ok(b)) => a == b,
         _ => a == b,
