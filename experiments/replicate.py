@@ -434,6 +434,12 @@ def main():
     ap.add_argument("--figures", default=os.path.join(HERE, "figures"))
     ap.add_argument("--discussion", default=os.path.join(HERE, "replication_discussion.md"))
     args = ap.parse_args()
+    # A missing folder would write a document of "not run" cells over the committed one.
+    if not os.path.isdir(args.results):
+        sys.exit("replicate.py: no results folder %s (the runs' --out of \"How to rerun\")"
+                 % args.results)
+    if args.glassbox and not os.path.isfile(args.glassbox):
+        sys.exit("replicate.py: no glassbox binary at %s" % args.glassbox)
     parts = [open(os.path.join(HERE, "replication_intro.md")).read()]
     parts.append("## S-ORCT (Blanquero, Carrizosa, Molero-Rio, Romero Morales 2019)\n")
     parts.append(sorct_section(args.results, 3, 1, "local"))

@@ -66,11 +66,14 @@ def config(dataset, method, r, n_train, args):
             form += "refit_support = true\n"
     split = ('protocol = "kfold"\nfolds = %d\n' % args.folds if args.folds
              else "test_fraction = 0.25\n")
+    # The engine resumes a folder split by split; a k-fold protocol runs on it already, a
+    # plain 75/25 run needs an [experiment] table (without, a rerun is refused).
+    engine = "" if args.folds else "\n[experiment]\n"
     return ('[data]\npath = "%s"\ncategorical = %s\n\n[split]\n%s'
             'repeats = %d\nseed = 1\n\n[formulation]\n%s%s\n[solver]\nname = "ipopt"\n'
-            'time_limit = 300.0\n\n[multistart]\nstarts = %d\nseed = 1\n'
+            'time_limit = 300.0\n\n[multistart]\nstarts = %d\nseed = 1\n%s'
             % (os.path.join(DATA, file), categorical, split, args.splits, form, protocol,
-               args.starts))
+               args.starts, engine))
 
 
 def cell(args, dataset, method, r, n_train):
@@ -92,8 +95,15 @@ def cell(args, dataset, method, r, n_train):
     toml = config(dataset, method, r, n_train, args)
     with open(path, "w") as f:
         f.write(toml)
-    subprocess.run([args.glassbox, "run", path, "--out", out],
-                   check=True, stdout=subprocess.DEVNULL)
+    command = [args.glassbox, "run", path, "--out", out]
+    if (os.path.exists(results) and not os.path.exists(os.path.join(out, "experiment.json"))):
+        # A plain run's folder (before the [experiment] table) cannot resume: started over.
+        command.append("--force")
+    done = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    if done.returncode != 0:
+        sys.exit("table2.py: glassbox run %s failed (another --splits, --starts, --folds or "
+                 "--defaults into the same --out is refused: use another --out):\n%s"
+                 % (path, done.stderr.strip()[-600:]))
     text = open(results).read()
     if args.archive:
         to = os.path.join(args.archive, dataset, method, str(r))
@@ -130,7 +140,20 @@ def main():
         sys.exit("table2.py: give the glassbox binary to run (or --read --out DIR)")
     if args.out is None:
         args.out = tempfile.mkdtemp(prefix="table2-")
-    grid = [int(v) for v in args.grid.split(",")]
+    try:
+        grid = [int(v) for v in args.grid.split(",")]
+    except ValueError:
+        sys.exit("table2.py: --grid %r: integers r (lambda = 2^r) separated by commas" % args.grid)
+    unknown = [d for d in args.datasets.split(",") if d not in SETS]
+    if unknown:
+        sys.exit("table2.py: unknown data set %s (one of %s)" % (", ".join(unknown), ", ".join(SETS)))
+    bad = [m for m in args.methods.split(",") if m not in ("L0glob", "Linf")]
+    if bad:
+        sys.exit("table2.py: unknown method %s (L0glob or Linf)" % ", ".join(bad))
+    if args.read and not os.path.isdir(args.out):
+        sys.exit("table2.py --read: no results folder %s" % args.out)
+    if not args.read and not os.path.isfile(args.glassbox):
+        sys.exit("table2.py: no glassbox binary at %s" % args.glassbox)
     print("%-24s %-7s %7s %8s %8s %6s %9s %9s %6s"
           % ("dataset", "method", "acc", "delta_L", "delta_G", "log2", "s/solve", "selected",
              "log2"))
@@ -166,4 +189,8 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    except KeyboardInterrupt:
+        # (the engine keeps every finished split; rerunning resumes the rest)
+        sys.exit("\n%s: interrupted; rerun the same command to resume" % os.path.basename(__file__))

@@ -11,6 +11,8 @@ import statistics
 import sys
 
 out = pathlib.Path(sys.argv[1] if len(sys.argv) > 1 else "out/olct")
+if not out.is_dir():
+    sys.exit("summarize.py: no folder %s (run.sh's output)" % out)
 runs = {}
 for path in sorted(out.glob("*-split*/results.jsonl")):
     dataset, method, split = path.parent.name.rsplit("-", 2)

@@ -7,13 +7,16 @@ The previous default's column is read from its 75-cell table in benches/README (
 cross-validated choice": means over the same ten seeded splits), whose results files are
 not all on this machine any more; CART's and `whole3m`'s columns are computed from the
 results files under OUT (`cart_table.py run ... --variants cart,whole3m`, read by its
-`load`). The last column is each split's seconds over its multistart's alone (every line
+`load`; `--variant`, by default `whole3m/default`: `whole3m`'s folder, else `default`'s,
+whose settings are the same since 2026-11-29, so the committed archive
+experiments/quality/results/cart_table, which names them `default`, gives the table too). The last column is each split's seconds over its multistart's alone (every line
 but the choice's), the median over the splits: the cost read within one run, whatever the
 machine's load.
 
 usage: against_previous.py --out OUT [--readme benches/README.md] [--splits 10]
+                           [--variant whole3m/default]
 """
-import argparse, collections, os, statistics
+import argparse, collections, os, statistics, sys
 
 from cart_table import load, paired_se
 
@@ -54,7 +57,15 @@ def main():
     ap.add_argument("--out", required=True)
     ap.add_argument("--readme", default=os.path.join(HERE, "../../benches/README.md"))
     ap.add_argument("--splits", type=int, default=10)
+    # the default's results: the first of these folders under OUT that ran the cell
+    ap.add_argument("--variant", default="whole3m/default")
     args = ap.parse_args()
+    if not os.path.isdir(os.path.join(args.out, "cart")):
+        sys.exit("against_previous.py: no CART results (%s/cart) under --out %s: give a "
+                 "cart_table.py results folder" % (args.out.rstrip("/"), args.out))
+    if not any(os.path.isdir(os.path.join(args.out, v)) for v in args.variant.split("/")):
+        sys.exit("against_previous.py: no results of %s under --out %s"
+                 % (" or ".join(args.variant.split("/")), args.out))
     n = args.splits
     previous = previous_table(args.readme)
     print("| data set | D | CART | previous default (bestpoint5) | default (whole3m) "
@@ -63,7 +74,7 @@ def main():
     print("|---|---|---|---|---|---|---|---|---|")
     ran, waiting = [], []
     for (dataset, depth), old in sorted(previous.items(), key=lambda kv: (kv[0][1], kv[0][0])):
-        cart, whole = (load(args.out, v, dataset, depth) for v in ("cart", "whole3m"))
+        cart, whole = (load(args.out, v, dataset, depth) for v in ("cart", args.variant))
         name = "%s D=%d" % (dataset, depth)
         if cart is None or whole is None or min(len(cart["acc"]), len(whole["acc"])) < n:
             waiting.append(name)

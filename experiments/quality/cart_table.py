@@ -476,6 +476,9 @@ def margins(args):
                 below.append("%s D=%d" % (dataset, depth))
             kept += sum(r["cart_kept"][:n])
             splits += n
+        if not diffs:
+            sys.exit("cart_table.py margins: no cell of %s's with the choice's counts and "
+                     "cart's results under %s" % (base, args.out))
         for cell, p in PAPER_LAMBDA0.items():
             if cell not in results:
                 continue
@@ -506,6 +509,9 @@ def summary(args):
             missing.append("%s D=%d (%s)" % (d, k, ", ".join(
                 "%s %d" % (v, len(r["acc"]) if r else 0)
                 for v, r in zip(["cart"] + sorct, rs) if r is None or len(r["acc"]) < n)))
+    if not cells:
+        sys.exit("cart_table.py summary: no cell that cart and every variant ran on %d splits"
+                 " under %s" % (n, args.out))
     print("| variant | cells | below CART - 0.5 | mean - CART (pp) | sum - %s (pp) | "
           "time / multistart alone, median (range) of cells |" % sorct[0])
     print("|---|---|---|---|---|---|")
@@ -698,6 +704,57 @@ def plot(args):
     print("wrote %s" % args.file)
 
 
+def check_arguments(args):
+    """Usage errors as one line each: unknown data sets, depths, shards, margins, variants,
+    a missing binary, and for the reading commands a --out that holds no results of the
+    variants asked for (e.g. another script's folder)."""
+    def fail(message):
+        sys.exit("cart_table.py %s: %s" % (args.command, message))
+    unknown = [d for d in args.datasets.split(",") if d not in SETS]
+    if unknown:
+        fail("unknown data set %s (one of %s)" % (", ".join(unknown), ", ".join(SETS)))
+    if not re.fullmatch(r"[1-9]\d*(,[1-9]\d*)*", args.depths):
+        fail("--depths %r: positive integers separated by commas" % args.depths)
+    shard = re.fullmatch(r"(\d+)/(\d+)", args.shard)
+    if not shard or not 1 <= int(shard.group(1)) <= int(shard.group(2)):
+        fail("--shard %r: i/n with 1 <= i <= n" % args.shard)
+    if args.command == "margins":
+        try:
+            [float(z) for z in args.margins.split(",")]
+        except ValueError:
+            fail("--margins %r: numbers separated by commas" % args.margins)
+    variants = args.variants.split(",")
+    if args.command == "run":
+        if not args.glassbox:
+            fail("give the glassbox binary")
+        if not os.path.isfile(args.glassbox):
+            fail("no glassbox binary at %s" % args.glassbox)
+        if args.processes < 1:
+            fail("--processes must be at least 1, got %d" % args.processes)
+        for v in variants:
+            base, _, coding = v.partition("+")
+            if base not in VARIANTS or coding not in ("", "onehot"):
+                fail("unknown variant %r (one of %s, each optionally +onehot)"
+                     % (v, ", ".join(VARIANTS)))
+        return
+    if not os.path.isdir(args.out):
+        fail("no results folder %s" % args.out)
+    present = sorted(n for n in os.listdir(args.out) if os.path.isdir(os.path.join(args.out, n)))
+    # (a reading command takes any folder under --out as a variant: VARIANT, VARIANT@Z, A/B)
+    needed = [v for v in variants if v != "cart"]
+    if args.command == "archive":
+        return  # (archives the cells of --variants that have finished, whichever they are)
+    if args.command in ("table", "margins", "summary", "plot"):
+        needed.append("cart")
+    for v in needed:
+        if not any(os.path.isdir(os.path.join(args.out, a.partition("@")[0]))
+                   for a in v.split("/")):
+            fail("no results of variant %r under %s (its folders: %s)"
+                 % (v, args.out, ", ".join(present) or "none"))
+    if args.command == "cost" and len(variants) < 2:
+        fail("--variants needs two variants or more (the first is the base)")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("command", choices=["run", "table", "paper_rows", "margins", "summary",
@@ -722,11 +779,8 @@ def main():
     # archive: the folder to write the cells' results into
     ap.add_argument("--to")
     args = ap.parse_args()
+    check_arguments(args)
     if args.command == "run":
-        if not args.glassbox:
-            sys.exit("run needs the glassbox binary")
-        if args.processes < 1:
-            sys.exit("--processes must be at least 1, got %d" % args.processes)
         run(args)
     elif args.command == "paper_rows":
         paper_rows(args)
@@ -749,4 +803,8 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    except KeyboardInterrupt:
+        # (the engine keeps every finished split; rerunning resumes the rest)
+        sys.exit("\n%s: interrupted; rerun the same command to resume" % os.path.basename(__file__))

@@ -177,6 +177,30 @@ def start_basins():
     return wrong
 
 
+def against_previous():
+    """against_previous.py on the archive (its `default` folder is `whole3m`'s settings):
+    every one of the 75 cells as benches/README's table quotes it (all but the seconds and
+    their ratio), and its summary lines."""
+    text = output("against_previous.py", "--out", os.path.join(RESULTS, "cart_table"))
+    regenerated = {(r[0], r[1]): r for r in table_cells(text)[1:]}
+    quoted = readme_table("on the cells `whole3m` finished (`against_previous.py`")
+    wrong = [] if len(regenerated) == 75 else [
+        "against_previous: %d cells regenerated, 75 quoted" % len(regenerated)]
+    for key, row in sorted(regenerated.items()):
+        if key not in quoted or quoted[key][:7] != row[:7]:
+            wrong.append("against_previous %s: %s, benches/README %s"
+                         % (key, row[:7], quoted.get(key, [])[:7]))
+    for line in ("below CART - 0.5 on these cells: bestpoint5 8 (parkinsons D=1, ionosphere "
+                 "D=2, pima D=2, spectf D=2, german_credit D=3, heart_cleveland D=3, haberman "
+                 "D=4, pima D=4); whole3m 3 (heart_cleveland D=3, wholesale D=3, "
+                 "heart_cleveland D=4)",
+                 "mean - CART (pp): bestpoint5 +7.57, whole3m +7.43; whole3m - bestpoint5 "
+                 "summed -10.3"):
+        if line not in text:
+            wrong.append("against_previous: no line %r" % line)
+    return wrong
+
+
 def sorrt_table4():
     wrong = []
     for starts, variants, expected in (
@@ -275,6 +299,7 @@ L0_ROWS = (
 
 def main():
     wrong = (cart_table() + paper_rows() + paper_setting() + choice_margins() + start_basins()
+             + against_previous()
              + sorrt_table4() + sparse_recovery() + l0_tables())
     for w in wrong:
         print(w, file=sys.stderr)

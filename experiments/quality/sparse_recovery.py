@@ -322,9 +322,23 @@ def main():
     unknown = [m for m in args.plot_methods.split(",") if m not in METHODS]
     if unknown:
         sys.exit("unknown --plot-methods %s (of %s)" % (", ".join(unknown), ", ".join(METHODS)))
+    try:
+        seeds(args.seeds)
+        [float(r) for r in args.grid.split(",")]
+    except ValueError:
+        sys.exit("sparse_recovery.py: --seeds (a-b or a,b,...) or --grid (numbers) unreadable: "
+                 "%r, %r" % (args.seeds, args.grid))
+    if args.command != "run":
+        kept = os.path.isdir(args.out) and any(
+            os.path.exists(os.path.join(args.out, n, "relevant.json")) for n in os.listdir(args.out))
+        if not kept:
+            sys.exit("sparse_recovery.py %s: no seed folders (seedN/relevant.json) under %s"
+                     % (args.command, args.out))
     if args.command == "run":
         if not args.glassbox:
             sys.exit("run needs the glassbox binary")
+        if not os.path.isfile(args.glassbox):
+            sys.exit("sparse_recovery.py run: no glassbox binary at %s" % args.glassbox)
         run(args)
     elif args.command == "archive":
         if not args.to:
@@ -335,4 +349,8 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    except KeyboardInterrupt:
+        # (the engine keeps every finished split; rerunning resumes the rest)
+        sys.exit("\n%s: interrupted; rerun the same command to resume" % os.path.basename(__file__))
