@@ -604,6 +604,10 @@ impl NlpClassifierFormulation for SorctConfig {
         problem.meets_performance(predicted)
     }
 
+    fn fit_alone(&self, problem: &SorctProblem) -> bool {
+        problem.params.lambda_local == 0.0 && problem.params.lambda_global == 0.0
+    }
+
     fn warm_start(
         &self,
         model: &SorctModel,

@@ -395,12 +395,18 @@ pub(crate) fn best_of_fold(
     }))
 }
 
+/// Why a choice keeps a greedy tree, in the usual case.
+pub(crate) const NOT_BETTER: &str = "the optimized trees not better by the margin";
+
 /// The line of a cross-validated choice that kept greedy tree `origin` as it is (its
 /// `objective` at the kept point), built on the best start's line `best`; `summary` says
-/// what the folds found, `iterations` and `seconds` are theirs.
+/// what the folds found and `why` why the greedy tree was kept (the default, [`NOT_BETTER`]:
+/// the optimized trees were not better by the margin), `iterations` and `seconds` are the
+/// folds'.
 pub(crate) fn kept_greedy_line(
     best: &SolveRecord,
     summary: &str,
+    why: &str,
     origin: &str,
     objective: f64,
     iterations: u64,
@@ -410,10 +416,7 @@ pub(crate) fn kept_greedy_line(
         status: crate::TerminationStatus::FeasibleAtLimit(crate::Limit::Other)
             .as_str()
             .to_string(),
-        raw_status: format!(
-            "{summary}: the {origin} tree kept as it is, the optimized trees not better by \
-             the margin"
-        ),
+        raw_status: format!("{summary}: the {origin} tree kept as it is, {why}"),
         objective: Some(objective),
         iterations,
         solve_seconds: seconds,

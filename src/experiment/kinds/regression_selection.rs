@@ -156,6 +156,7 @@ where
                 let record = multistart::kept_greedy_line(
                     &ran.records[best_start],
                     &summary,
+                    multistart::NOT_BETTER,
                     errors.greedy[g].0,
                     prepared.problem.objective(point),
                     errors.iterations,

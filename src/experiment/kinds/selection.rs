@@ -11,7 +11,10 @@
 //! than one standard error (the formulation's `selection_margin` of them)
 //! ([`clearly_better`], [`choose`]); otherwise the multistart's best objective is. A
 //! greedy tree that breaks the problem's constraints on the training rows (`rho`) is no
-//! candidate ([`choose_among`]): it would be no solution of the problem posed. With
+//! candidate ([`choose_among`]): it would be no solution of the problem posed. Where the
+//! objective is the fit alone (`fit_alone`: no sparsity penalty), an optimized tree that
+//! fits the training rows worse than the greedy tree the choice would otherwise keep is not
+//! returned: the folds judged their own solves, not the whole-data one. With
 //! `selection_polished` the tree the multistart optimized from the chosen greedy start is
 //! judged between the two (each fold's solve from that start gives its fold tree). Either
 //! way one line is added and selected: the returned tree's, carrying the folds' accuracies
@@ -31,7 +34,7 @@ use crate::formulation::NlpClassifierFormulation;
 use crate::model::Classifier;
 use crate::nlp::NlpProblem;
 use crate::starts::FoldStarts;
-use crate::Result;
+use crate::{metrics, Result};
 use std::time::Instant;
 
 /// What the folds found: for the optimized trees and per greedy start (by origin), which
@@ -146,15 +149,11 @@ where
         // there), and its tree kept as it is: kept only where it meets the problem's
         // constraints on those rows (`rho`), else the choice is made again without it.
         let mut all_rows_greedy = None;
-        let mut kept_greedy = None;
-        let mut breaking = Vec::new();
-        while let Kept::Greedy(g) = kept {
+        let mut greedy_tree = |g: usize| {
             let starts = all_rows_greedy.get_or_insert_with(|| {
                 f.greedy_starts(&prepared.problem, &*solver, &config.solver.options)
             });
-            let Some(start) = starts.iter().find(|s| s.origin == votes.greedy[g].origin) else {
-                break;
-            };
+            let start = starts.iter().find(|s| s.origin == votes.greedy[g].origin)?;
             let model = f.greedy_model(
                 &prepared.problem,
                 &start.point,
@@ -162,13 +161,48 @@ where
                 d.classes.clone(),
                 d.encoding.clone(),
             );
-            if f.meets_constraints(&prepared.problem, &model.predict(&train.x)) {
-                kept_greedy = Some((g, start.clone(), model));
+            let predicted = model.predict(&train.x);
+            let fits = f.meets_constraints(&prepared.problem, &predicted);
+            Some((start.clone(), model, predicted, fits))
+        };
+        let mut kept_greedy = None;
+        let mut breaking = Vec::new();
+        while let Kept::Greedy(g) = kept {
+            let Some((start, model, _, fits)) = greedy_tree(g) else {
+                break;
+            };
+            if fits {
+                kept_greedy = Some((g, start, model));
                 break;
             }
             breaking.push(votes.greedy[g].origin);
             eligible[g] = false;
             kept = decide(&eligible);
+        }
+        // Without a sparsity penalty, an optimized tree that fits the training rows worse
+        // than the greedy tree the choice would otherwise keep ended in a worse basin than
+        // the greedy start's (the folds judged other solves): the greedy tree is kept.
+        let mut worse_fit_note = String::new();
+        if kept == Kept::Optimized && f.fit_alone(&prepared.problem) {
+            let none = vec![false; votes.optimized.len()];
+            if let (Kept::Greedy(g), Some((_, model))) = (
+                choose_among(&none, &greedy_right, None, &eligible, margin),
+                ran.best.as_ref(),
+            ) {
+                let optimized_fit = metrics::accuracy(&train.y, &model.predict(&train.x));
+                if let Some((start, greedy, predicted, true)) = greedy_tree(g) {
+                    let greedy_fit = metrics::accuracy(&train.y, &predicted);
+                    if greedy_fit > optimized_fit {
+                        let origin = votes.greedy[g].origin;
+                        worse_fit_note = format!(
+                            "; the optimized tree fits the training rows worse than the {origin} \
+                             tree ({optimized_fit:.4} against {greedy_fit:.4}), so it is not chosen"
+                        );
+                        kept = Kept::Greedy(g);
+                        kept_greedy = Some((g, start, greedy));
+                    }
+                }
+            }
         }
         // With each greedy tree's accuracy, the rows only the optimized trees and only it got
         // right (n_a, n_b of `clearly_better`), from which any margin can be read afterwards;
@@ -220,7 +254,7 @@ where
             })
             .collect();
         let summary = format!(
-            "{folds}-fold selection{fold_starts_note}{fold_solves_note}{margin_note}, accuracy on the held-out rows: {}{breaking_note}",
+            "{folds}-fold selection{fold_starts_note}{fold_solves_note}{margin_note}, accuracy on the held-out rows: {}{breaking_note}{worse_fit_note}",
             accuracies.join(", ")
         );
         let seconds = started.elapsed().as_secs_f64();
@@ -231,6 +265,11 @@ where
                     ..multistart::kept_greedy_line(
                         &ran.records[best_start],
                         &summary,
+                        if worse_fit_note.is_empty() {
+                            multistart::NOT_BETTER
+                        } else {
+                            "the optimized tree fitting the training rows worse"
+                        },
                         greedy.origin,
                         prepared.problem.objective(&greedy.point),
                         votes.iterations,
