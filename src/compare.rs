@@ -178,7 +178,7 @@ pub fn match_instances(records: Vec<SolveRecord>, mismatch: Mismatch) -> Result<
         }
     }
     let solvers: Vec<String> = by_solver.keys().cloned().collect();
-    check_same_rows(&by_solver)?;
+    check_same_problem(&by_solver)?;
     if solvers.len() < 2 {
         return Err(GlassboxError::Config(format!(
             "compare needs the results of at least two solvers; these files hold only {}",
@@ -233,22 +233,34 @@ pub fn match_instances(records: Vec<SolveRecord>, mismatch: Mismatch) -> Result<
     })
 }
 
-/// Checks that every solver of an instance trained and tested on as many rows as the others:
-/// runs of different configs (another test fraction, rows dropped, another file of the same
-/// name) share the instance keys but not the problem, and their times and objectives must
-/// not be compared.
-fn check_same_rows(by_solver: &BTreeMap<String, BTreeMap<InstanceKey, SolveRecord>>) -> Result<()> {
-    let mut first: BTreeMap<&InstanceKey, (&str, usize, usize)> = BTreeMap::new();
+/// Checks that every solver of an instance solved the same problem: the same problem
+/// fingerprint (data contents, split protocol, formulation and its parameters, which the
+/// engine writes on each line), and, for lines written before it, as many training and test
+/// rows. Runs of different configs (another test fraction, another `min_leaf`, another file
+/// of the same name) share the instance keys but not the problem, and their times and
+/// objectives must not be compared.
+fn check_same_problem(
+    by_solver: &BTreeMap<String, BTreeMap<InstanceKey, SolveRecord>>,
+) -> Result<()> {
+    let mut first: BTreeMap<&InstanceKey, (&str, &SolveRecord)> = BTreeMap::new();
     for (solver, instances) in by_solver {
         for (key, r) in instances {
-            let (other, n_train, n_test) =
-                *first.entry(key).or_insert((solver, r.n_train, r.n_test));
-            if (n_train, n_test) != (r.n_train, r.n_test) {
+            let (other, o) = *first.entry(key).or_insert((solver, r));
+            let differ = match (&o.problem_fingerprint, &r.problem_fingerprint) {
+                (Some(a), Some(b)) if a != b => Some(format!(
+                    "'{other}' and '{solver}' ran different data, splits or formulation \
+                     settings (problem fingerprints {a} and {b})"
+                )),
+                _ if (o.n_train, o.n_test) != (r.n_train, r.n_test) => Some(format!(
+                    "'{other}' trained on {} rows and tested on {}, '{solver}' on {} and {}",
+                    o.n_train, o.n_test, r.n_train, r.n_test
+                )),
+                _ => None,
+            };
+            if let Some(differ) = differ {
                 return Err(GlassboxError::Config(format!(
-                    "the instance {key} is not the same problem for every solver: '{other}' \
-                     trained on {n_train} rows and tested on {n_test}, '{solver}' on {} and \
-                     {}; compare runs of the same config with only the solver changed",
-                    r.n_train, r.n_test
+                    "the instance {key} is not the same problem for every solver: {differ}; \
+                     compare runs of the same config with only the solver changed"
                 )));
             }
         }

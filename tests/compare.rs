@@ -407,6 +407,47 @@ fn runs_of_different_configs_are_not_matched_as_one_instance() {
     );
 }
 
+/// Two OCT runs that differ in `min_leaf` only: the same instance keys and row counts, but
+/// not the same problem. The problem fingerprint on every line tells them apart; the same
+/// config with only the solver changed compares, a parameter written at its default or left
+/// out alike.
+#[test]
+fn runs_that_pose_different_problems_are_not_compared() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = |name: &str, solver: &str, min_leaf: &str| {
+        let config = dir.path().join(format!("{name}.toml"));
+        std::fs::write(
+            &config,
+            format!(
+                "[data]\npath = \"{}/../shared/datasets/iris.csv\"\n[split]\nrepeats = 1\nseed = 1\n\
+                 [formulation]\nname = \"oct\"\ndepth = 1\n{min_leaf}\n\
+                 [solver]\nname = \"{solver}\"\ntime_limit = 60.0\n",
+                env!("CARGO_MANIFEST_DIR")
+            ),
+        )
+        .unwrap();
+        let out = dir.path().join(name);
+        ok(&glassbox(&[
+            "run",
+            config.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ]));
+        out.join("results.jsonl").to_str().unwrap().to_string()
+    };
+    let dp = run("dp", "dp", "");
+    let highs = run("highs", "highs", "min_leaf = 1");
+    let highs5 = run("highs5", "highs", "min_leaf = 5");
+    ok(&glassbox(&["compare", &dp, &highs]));
+    let refused = glassbox(&["compare", &dp, &highs5]);
+    assert!(!refused.status.success());
+    let err = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        err.contains("not the same problem") && err.contains("problem fingerprints"),
+        "{err}"
+    );
+}
+
 #[test]
 fn an_instance_without_a_seed_is_not_called_a_warm_start() {
     // MILP and tree-search solves have one start and no seed.

@@ -23,7 +23,7 @@
 
 use crate::experiment::engine::{self, SplitSpec};
 use crate::experiment::{self, EngineData, ExperimentConfig, SolveRecord};
-use crate::formulation::{FormulationInfo, ParamSpec};
+use crate::formulation::FormulationInfo;
 use crate::model::{save_fitted, FittedModel};
 use crate::nlp::check;
 use crate::registry::{FormulationEntry, Registry};
@@ -219,7 +219,7 @@ pub fn fit_save_load_predict(registry: &Arc<Registry>, name: &str) {
     );
 }
 
-/// The defaults `glassbox formulations` prints for a formulation (the [`ParamSpec`] text of
+/// The defaults `glassbox formulations` prints for a formulation (the [`ParamSpec`](crate::formulation::ParamSpec) text of
 /// its `info()`) are its config type `F`'s `Default`: the printed defaults that are TOML
 /// values are read into `F` as a `[formulation]` table would be (then `setup`, as the
 /// registry entry does after parsing: `FormulationEntry::learner_with`'s, or `|_| {}`), and
@@ -233,7 +233,7 @@ pub fn printed_defaults<F>(info: &FormulationInfo, setup: fn(&mut F)) -> usize
 where
     F: DeserializeOwned + Default + PartialEq + Debug,
 {
-    let table = printed_table(info.parameters);
+    let table = crate::registry::printed_defaults(info.parameters);
     let mut read: F = table
         .clone()
         .try_into()
@@ -255,16 +255,6 @@ where
 }
 
 /// The printed defaults that are TOML values, as a `[formulation]` table would hold them.
-fn printed_table(parameters: &[ParamSpec]) -> toml::Table {
-    let mut table = toml::Table::new();
-    for p in parameters {
-        if let Ok(mut line) = format!("value = {}", p.default).parse::<toml::Table>() {
-            table.insert(p.name.to_string(), line.remove("value").unwrap());
-        }
-    }
-    table
-}
-
 /// The metric a results line reports for `model` on `rows` of the run's encoded data:
 /// accuracy for a classifier, R2 for a regressor.
 fn measure(model: &dyn FittedModel, data: &EngineData, rows: &[usize]) -> f64 {

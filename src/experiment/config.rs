@@ -350,6 +350,41 @@ impl ExperimentConfig {
             .collect()
     }
 
+    /// The fingerprint of the problem this config poses, whatever solves it: the data (its
+    /// files' paths resolved, the target, categorical columns, dummies, missing rows), the
+    /// split, and the formulation with its parameters, a parameter left out counted at its
+    /// printed default (so `min_leaf = 1` written out and left out agree). The solver, the
+    /// starts, the decomposition and the engine's settings are not part of it; nor is a
+    /// grid's split protocol (k-fold, nested), whose splits differ in their rows anyway.
+    pub fn problem_fingerprint(&self) -> String {
+        let dir = self.file.parent().unwrap_or(Path::new("."));
+        let resolve = |p: &Option<PathBuf>| {
+            p.as_ref().map(|p| {
+                let p = dir.join(p);
+                std::fs::canonicalize(&p).unwrap_or(p)
+            })
+        };
+        let data = DataConfig {
+            path: resolve(&self.data.path),
+            test_path: resolve(&self.data.test_path),
+            ..self.data.clone()
+        };
+        let name = self.formulation.name();
+        let mut formulation = self
+            .registry
+            .formulation(name)
+            .map(|entry| entry.printed_defaults())
+            .unwrap_or_default();
+        formulation.extend(self.formulation_table.clone());
+        let ordered: std::collections::BTreeMap<_, _> = formulation.into_iter().collect();
+        super::grid::fingerprint(&[
+            &serde_json::to_string(&data).unwrap_or_default(),
+            &serde_json::to_string(&self.split).unwrap_or_default(),
+            name,
+            &serde_json::to_string(&ordered).unwrap_or_default(),
+        ])
+    }
+
     /// The data set's name for results: the file stem or the synthetic name.
     pub fn dataset_name(&self) -> String {
         match &self.data.path {

@@ -98,6 +98,11 @@ pub struct SolveRecord {
     /// cross-validated choice (`selection_folds`); absent otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub validation_accuracy: Option<f64>,
+    /// The fingerprint of the problem the line solved, whatever solved it
+    /// ([`ExperimentConfig::problem_fingerprint`]): `glassbox compare` compares solvers'
+    /// lines only where it agrees. Absent from lines written before 2026-12-07.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub problem_fingerprint: Option<String>,
 }
 
 /// The MILP statistics of a results line (left out where the backend gave none).
@@ -187,6 +192,7 @@ impl SolveRecord {
             milp: None,
             origin: None,
             validation_accuracy: None,
+            problem_fingerprint: Some(config.problem_fingerprint()),
         }
     }
 

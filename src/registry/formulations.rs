@@ -107,6 +107,13 @@ pub struct FormulationEntry {
 }
 
 impl FormulationEntry {
+    /// The defaults its `info()` prints that are TOML values, as a `[formulation]` table
+    /// would hold them ("" for a required key and prose such as "0.5 off the diagonal" are
+    /// left out).
+    pub fn printed_defaults(&self) -> toml::Table {
+        printed_defaults(self.info.parameters)
+    }
+
     /// A formulation whose config type `F` is an NLP classifier. Its `info.kind` is set to
     /// "nlp" whatever it said: the kind follows from the trait, and the conformance suite
     /// keys its derivative checks on it (a mistyped kind turned them off silently).
@@ -244,6 +251,19 @@ impl FormulationEntry {
 /// Loads a model of type `M` tagged `kind`.
 fn load<M: ModelFile>(path: &Path, kind: &str) -> Result<Box<dyn FittedModel>> {
     Ok(Box::new(load_json::<M>(path, kind)?))
+}
+
+/// [`FormulationEntry::printed_defaults`] of a parameter list.
+pub fn printed_defaults(parameters: &[glassbox_core::formulation::ParamSpec]) -> toml::Table {
+    let mut table = toml::Table::new();
+    for p in parameters {
+        if let Ok(mut line) = format!("value = {}", p.default).parse::<toml::Table>() {
+            if let Some(value) = line.remove("value") {
+                table.insert(p.name.to_string(), value);
+            }
+        }
+    }
+    table
 }
 
 #[cfg(test)]

@@ -18,7 +18,7 @@ mod formulations;
 mod printed_defaults;
 
 pub use backends::{builtin_backends, find, milp_solver, nlp_solver, tree_search_solver};
-pub use formulations::{builtin_formulations, FormulationEntry, Tasks};
+pub use formulations::{builtin_formulations, printed_defaults, FormulationEntry, Tasks};
 pub use glassbox_core::backend::{validate_options, BackendEntry, Constructor};
 
 use glassbox_core::model::{model_kind, FittedModel};
