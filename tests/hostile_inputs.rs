@@ -362,8 +362,6 @@ fn predict_outputs_go_where_the_user_means() {
     }
 }
 
-/// Documented (`glassbox predict`): a row whose label the model never saw is predicted as
-/// usual and counted as an error, with a note; a feature level never seen is an error.
 /// A column whose values span more than an f64 holds (max - min infinite) is refused when a
 /// run encodes it, naming the column: scaled by an infinite range, its values made every
 /// S-ORCT solve end in a numerical error, and logistic_l1 said only "non-finite value".
@@ -428,6 +426,8 @@ fn a_row_that_overflows_the_scores_is_named() {
     assert_error(&dash, &out.join("none"), &["not standard output"]);
 }
 
+/// Documented (`glassbox predict`): a row whose label the model never saw is predicted as
+/// usual and counted as an error, with a note; a feature level never seen is an error.
 #[test]
 fn label_never_seen_in_training() {
     let s = Scratch::new();

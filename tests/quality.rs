@@ -174,6 +174,17 @@ fn the_choice_keeps_cart_where_the_optimized_tree_fits_worse() {
     assert!(!selected(&penalized)
         .raw_status
         .contains("fits the training rows worse"));
+    // With costs the objective is the expected cost, not the accuracy the rule compares.
+    let costs = "costs = [[0.0, 0.5, 0.5, 0.5], [0.5, 0.0, 0.5, 0.5], [0.5, 0.5, 0.0, 0.5], [0.5, 0.5, 0.5, 0.0]]";
+    let costed = run_starts(
+        "car.csv",
+        car,
+        &format!("name = \"sorct\"\ndepth = 2\n{costs}"),
+        2,
+    );
+    assert!(!selected(&costed)
+        .raw_status
+        .contains("fits the training rows worse"));
 }
 
 /// ... and on monks1, where one oblique split on the dummies is exact and CART's axis

@@ -1195,8 +1195,10 @@ impl glassbox_core::model::Explainer for ContextualTreeModel {
             TreeTask::Regression { target } => target.as_str(),
             TreeTask::Classification { .. } => "target",
         };
-        let (_, x) = glassbox_core::data::read_for_model(&self.encoding, data, target)?;
+        let (table, x) = glassbox_core::data::read_for_model(&self.encoding, data, target)?;
         let explanations = ContextualTreeModel::explain(self, &x);
+        let probabilities: Vec<f64> = explanations.iter().map(|e| e.probability).collect();
+        glassbox_core::data::check_finite_predictions(&probabilities, &table)?;
         let mut text = String::from("row,tree,probability,explanation\n");
         for (i, e) in explanations.iter().enumerate() {
             let line = self.explanation_text(e).replace('"', "\"\"");

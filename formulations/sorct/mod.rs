@@ -604,8 +604,12 @@ impl NlpClassifierFormulation for SorctConfig {
         problem.meets_performance(predicted)
     }
 
+    /// Without a penalty and with the default costs (equal for every error, so the
+    /// objective's hard counterpart is the accuracy the rule compares).
     fn fit_alone(&self, problem: &SorctProblem) -> bool {
-        problem.params.lambda_local == 0.0 && problem.params.lambda_global == 0.0
+        problem.params.lambda_local == 0.0
+            && problem.params.lambda_global == 0.0
+            && self.costs.is_none()
     }
 
     fn warm_start(

@@ -98,24 +98,23 @@ impl Explanations {
     /// reliability of the paper's Fig. 2), when the target is known.
     pub fn reliability(&self) -> Option<Vec<f64>> {
         let y = self.target.as_ref()?;
-        // Errors in units of the largest |value|: a squared error of 1e200 would overflow,
-        // and an infinite mean would make every other ratio 0 (both are finite: checked).
-        let unit = y
-            .iter()
-            .chain(&self.prediction)
-            .fold(0.0_f64, |m, v| m.max(v.abs()));
+        // Errors in units of the largest error, so the ratios neither overflow (an error of
+        // 1e200 squares beyond f64, and an infinite mean made every other ratio 0) nor
+        // vanish beside a huge value; halved first where a difference itself overflows.
+        let mut error: Vec<f64> = y.iter().zip(&self.prediction).map(|(t, p)| t - p).collect();
+        if error.iter().any(|e| !e.is_finite()) {
+            error = y
+                .iter()
+                .zip(&self.prediction)
+                .map(|(t, p)| t / 2.0 - p / 2.0)
+                .collect();
+        }
+        let unit = error.iter().fold(0.0_f64, |m, e| m.max(e.abs()));
         if unit == 0.0 {
-            return Some(vec![0.0; y.len()]);
+            return Some(vec![0.0; error.len()]);
         }
-        let se: Vec<f64> = y
-            .iter()
-            .zip(&self.prediction)
-            .map(|(t, p)| (t / unit - p / unit).powi(2))
-            .collect();
+        let se: Vec<f64> = error.iter().map(|e| (e / unit).powi(2)).collect();
         let mse = se.iter().sum::<f64>() / se.len() as f64;
-        if mse == 0.0 {
-            return Some(vec![0.0; se.len()]);
-        }
         Some(se.iter().map(|e| e / mse).collect())
     }
 
@@ -375,6 +374,18 @@ mod tests {
         }
         assert_eq!(ratios(vec![1.0, 2.0], vec![1.0, 2.0]), vec![0.0, 0.0]);
         assert_eq!(ratios(vec![0.0, 0.0], vec![0.0, 0.0]), vec![0.0, 0.0]);
+    }
+
+    /// Small errors beside a huge value keep their ratios (units of the largest value
+    /// squared them to 0).
+    #[test]
+    fn reliability_of_small_errors_beside_a_huge_value() {
+        let r = ratios(vec![1e200, 1.0, 2.0], vec![1e200, 0.0, 0.0]);
+        for (got, want) in r.iter().zip([0.0, 0.6, 2.4]) {
+            assert!((got - want).abs() < 1e-12, "{r:?}");
+        }
+        let r = ratios(vec![-1e308, 0.0], vec![1e308, 0.0]);
+        assert_eq!(r, vec![2.0, 0.0]);
     }
 
     /// An error of 1e200 squares beyond f64: the ratios are still finite, and the other rows'

@@ -224,10 +224,11 @@ pub trait NlpClassifierFormulation {
     fn meets_constraints(&self, _problem: &Self::Problem, _predicted: &[usize]) -> bool {
         true
     }
-    /// Whether the problem's objective is the fit to its training rows alone (no sparsity
-    /// penalty): then an optimized tree that fits them worse than a greedy tree kept as it
-    /// is ended in a worse basin, not in a sparser tree, and the choice of
-    /// [`Self::selection_folds`] does not return it. False by default.
+    /// Whether the problem's objective is the fit to its training rows alone, every error
+    /// weighed alike (no sparsity penalty, no costs): then an optimized tree that is less
+    /// accurate on them than a greedy tree kept as it is ended in a worse basin, not in a
+    /// sparser or cheaper tree, and the choice of [`Self::selection_folds`] does not return
+    /// it. False by default.
     fn fit_alone(&self, _problem: &Self::Problem) -> bool {
         false
     }

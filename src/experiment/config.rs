@@ -138,6 +138,9 @@ pub struct ExperimentConfig {
     pub multistart: MultistartConfig,
     /// Node-based decomposition of each solve (`[decomposition]`), for tree formulations.
     pub decomposition: Option<DecompositionConfig>,
+    /// The fingerprint of the problem the config poses, whatever solves it
+    /// ([`problem_fingerprint`]); a grid's cell adds its split protocol to it.
+    pub problem_fingerprint: String,
 }
 
 impl std::fmt::Debug for ExperimentConfig {
@@ -268,7 +271,16 @@ impl ExperimentConfig {
                 )));
             }
         }
+        let problem_fingerprint = problem_fingerprint(
+            path,
+            &raw.data,
+            &split,
+            &registry,
+            &name,
+            &formulation_table,
+        );
         Ok(ExperimentConfig {
+            problem_fingerprint,
             file: path.to_path_buf(),
             data: raw.data,
             split,
@@ -350,41 +362,6 @@ impl ExperimentConfig {
             .collect()
     }
 
-    /// The fingerprint of the problem this config poses, whatever solves it: the data (its
-    /// files' paths resolved, the target, categorical columns, dummies, missing rows), the
-    /// split, and the formulation with its parameters, a parameter left out counted at its
-    /// printed default (so `min_leaf = 1` written out and left out agree). The solver, the
-    /// starts, the decomposition and the engine's settings are not part of it; nor is a
-    /// grid's split protocol (k-fold, nested), whose splits differ in their rows anyway.
-    pub fn problem_fingerprint(&self) -> String {
-        let dir = self.file.parent().unwrap_or(Path::new("."));
-        let resolve = |p: &Option<PathBuf>| {
-            p.as_ref().map(|p| {
-                let p = dir.join(p);
-                std::fs::canonicalize(&p).unwrap_or(p)
-            })
-        };
-        let data = DataConfig {
-            path: resolve(&self.data.path),
-            test_path: resolve(&self.data.test_path),
-            ..self.data.clone()
-        };
-        let name = self.formulation.name();
-        let mut formulation = self
-            .registry
-            .formulation(name)
-            .map(|entry| entry.printed_defaults())
-            .unwrap_or_default();
-        formulation.extend(self.formulation_table.clone());
-        let ordered: std::collections::BTreeMap<_, _> = formulation.into_iter().collect();
-        super::grid::fingerprint(&[
-            &serde_json::to_string(&data).unwrap_or_default(),
-            &serde_json::to_string(&self.split).unwrap_or_default(),
-            name,
-            &serde_json::to_string(&ordered).unwrap_or_default(),
-        ])
-    }
-
     /// The data set's name for results: the file stem or the synthetic name.
     pub fn dataset_name(&self) -> String {
         match &self.data.path {
@@ -395,6 +372,111 @@ impl ExperimentConfig {
             None => "synthetic".to_string(),
         }
     }
+}
+
+/// The fingerprint of the problem a config poses, whatever solves it, for `glassbox compare`:
+/// the data (the files' contents, the target, categorical columns, dummies, missing rows), the
+/// split's test fraction (split index and seed are in compare's key, so `repeats` is not part
+/// of it), and the formulation with every parameter. A parameter left out counts at its
+/// printed default where that is a value; numbers count by value (`1` = `1.0`), a `*_log2`
+/// key as its linear key (`lambda_local_log2 = -3` = `lambda_local = 0.125`), an empty list
+/// as left out. The solver, the starts, the decomposition and the engine's settings are not
+/// part of it.
+fn problem_fingerprint(
+    path: &Path,
+    data: &DataConfig,
+    split: &SplitConfig,
+    registry: &Registry,
+    formulation: &str,
+    table: &toml::Table,
+) -> String {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let contents = |p: &Option<PathBuf>| p.as_ref().map(|p| content_hash(&dir.join(p)));
+    let mut categorical = data.categorical.clone();
+    categorical.sort();
+    let data_part = serde_json::json!({
+        "path": contents(&data.path),
+        "test_path": contents(&data.test_path),
+        "synthetic": data.synthetic,
+        "target": data.target,
+        "categorical": categorical,
+        "dummies": data.dummies,
+        "drop_missing": data.drop_missing,
+    });
+    let mut parameters = std::collections::BTreeMap::new();
+    let defaults = registry
+        .formulation(formulation)
+        .map(|entry| entry.printed_defaults())
+        .unwrap_or_default();
+    for (key, value) in defaults.into_iter().chain(table.clone()) {
+        let (key, value) = match (key.strip_suffix("_log2"), numeric(&value)) {
+            (Some(linear), Some(v)) => (linear.to_string(), toml::Value::Float(2f64.powf(v))),
+            _ => (key, value),
+        };
+        match by_value(value) {
+            Some(value) => parameters.insert(key, value),
+            None => parameters.remove(&key),
+        };
+    }
+    super::grid::fingerprint(&[
+        &data_part.to_string(),
+        &format!("{:?}", split.test_fraction),
+        formulation,
+        &serde_json::to_string(&parameters).unwrap_or_default(),
+    ])
+}
+
+fn numeric(value: &toml::Value) -> Option<f64> {
+    match value {
+        toml::Value::Integer(i) => Some(*i as f64),
+        toml::Value::Float(x) => Some(*x),
+        _ => None,
+    }
+}
+
+/// A parameter's value as the fingerprint counts it: integers as floats (inside lists and
+/// tables too), an empty list as no value.
+fn by_value(value: toml::Value) -> Option<toml::Value> {
+    match value {
+        toml::Value::Integer(i) => Some(toml::Value::Float(i as f64)),
+        toml::Value::Array(a) if a.is_empty() => None,
+        toml::Value::Array(a) => Some(toml::Value::Array(
+            a.into_iter()
+                .map(|v| by_value(v).unwrap_or(toml::Value::Array(Vec::new())))
+                .collect(),
+        )),
+        toml::Value::Table(t) => Some(toml::Value::Table(
+            t.into_iter()
+                .filter_map(|(k, v)| by_value(v).map(|v| (k, v)))
+                .collect(),
+        )),
+        other => Some(other),
+    }
+}
+
+/// The SHA-256 of a file's contents, cached by path, length and modification time: a config
+/// is parsed several times, and a grid parses each cell. A file that cannot be read counts
+/// by its path (the run reports it).
+fn content_hash(path: &Path) -> String {
+    use sha2::{Digest, Sha256};
+    use std::sync::Mutex;
+    type Key = (PathBuf, u64, Option<std::time::SystemTime>);
+    static CACHE: Mutex<Option<std::collections::HashMap<Key, String>>> = Mutex::new(None);
+    let Ok(meta) = std::fs::metadata(path) else {
+        return path.display().to_string();
+    };
+    let key = (path.to_path_buf(), meta.len(), meta.modified().ok());
+    let mut cache = CACHE.lock().unwrap_or_else(|e| e.into_inner());
+    let cache = cache.get_or_insert_with(Default::default);
+    if let Some(hash) = cache.get(&key) {
+        return hash.clone();
+    }
+    let hash = match std::fs::read(path) {
+        Ok(bytes) => format!("sha256:{:x}", Sha256::digest(&bytes)),
+        Err(_) => path.display().to_string(),
+    };
+    cache.insert(key, hash.clone());
+    hash
 }
 
 fn take_name(table: &mut toml::Table) -> Option<String> {
@@ -431,5 +513,117 @@ fn in_table(text: &str, e: &toml::de::Error) -> String {
     match table {
         Some(table) => format!("{table}: {message}"),
         None => message,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ExperimentConfig;
+
+    /// The fingerprint of a config in `dir` with `data`'s `[data]` path, `split`'s and
+    /// `formulation`'s table bodies and `solver`'s name.
+    fn fingerprint(
+        dir: &std::path::Path,
+        data: &str,
+        split: &str,
+        formulation: &str,
+        solver: &str,
+    ) -> String {
+        let text = format!(
+            "[data]\npath = \"{data}\"\n[split]\n{split}\n[formulation]\n{formulation}\n\
+             [solver]\nname = \"{solver}\"\n"
+        );
+        ExperimentConfig::parse(&dir.join("c.toml"), &text)
+            .unwrap()
+            .problem_fingerprint
+    }
+
+    /// The same problem agrees however it is written or solved; another problem does not.
+    #[test]
+    fn the_problem_fingerprint_counts_the_problem_not_its_spelling() {
+        let dir = tempfile::tempdir().unwrap();
+        let rows = "x,target\n1,a\n2,b\n3,a\n4,b\n5,a\n6,b\n7,a\n8,b\n";
+        std::fs::write(dir.path().join("d.csv"), rows).unwrap();
+        std::fs::write(dir.path().join("copy.csv"), rows).unwrap();
+        std::fs::write(dir.path().join("other.csv"), rows.replace("8,b", "9,b")).unwrap();
+        let absolute = dir.path().join("d.csv").display().to_string();
+        let base = fingerprint(
+            dir.path(),
+            "d.csv",
+            "repeats = 10",
+            "name = \"oct\"\ndepth = 1",
+            "highs",
+        );
+        let same = [
+            fingerprint(
+                dir.path(),
+                &absolute,
+                "repeats = 3",
+                "name = \"oct\"\ndepth = 1",
+                "dp",
+            ),
+            fingerprint(
+                dir.path(),
+                "copy.csv",
+                "repeats = 10",
+                "name = \"oct\"\ndepth = 1",
+                "cbc",
+            ),
+            fingerprint(
+                dir.path(),
+                "d.csv",
+                "repeats = 10\ntest_fraction = 0.25",
+                "name = \"oct\"\nmin_leaf = 1\ndepth = 1",
+                "highs",
+            ),
+        ];
+        for (i, f) in same.iter().enumerate() {
+            assert_eq!(f, &base, "case {i}");
+        }
+        let other = [
+            fingerprint(
+                dir.path(),
+                "other.csv",
+                "repeats = 10",
+                "name = \"oct\"\ndepth = 1",
+                "highs",
+            ),
+            fingerprint(
+                dir.path(),
+                "d.csv",
+                "test_fraction = 0.5",
+                "name = \"oct\"\ndepth = 1",
+                "highs",
+            ),
+            fingerprint(
+                dir.path(),
+                "d.csv",
+                "repeats = 10",
+                "name = \"oct\"\ndepth = 1\nmin_leaf = 2",
+                "highs",
+            ),
+        ];
+        for (i, f) in other.iter().enumerate() {
+            assert_ne!(f, &base, "case {i}");
+        }
+        // S-ORCT: lambda_local = 0 left out or written, log2 or linear, rho = [] or left out.
+        let sorct = |body: &str| {
+            fingerprint(
+                dir.path(),
+                "d.csv",
+                "",
+                &format!("name = \"sorct\"\ndepth = 1\n{body}"),
+                "ipopt",
+            )
+        };
+        assert_eq!(
+            sorct(""),
+            sorct("lambda_local = 0.0\nrho = []\ngamma = 512")
+        );
+        assert_eq!(
+            sorct("lambda_local_log2 = -3"),
+            sorct("lambda_local = 0.125")
+        );
+        assert_ne!(sorct(""), sorct("lambda_local = 0.125"));
     }
 }

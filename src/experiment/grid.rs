@@ -574,7 +574,7 @@ fn parse_block(
             set_axis_value(&mut cell_doc, axis, axis.values[i].clone());
         }
         let cell_text = toml::to_string(&cell_doc).map_err(|e| bad(e.to_string()))?;
-        let config = ExperimentConfig::parse_with(path, &cell_text, common.registry.clone())
+        let mut config = ExperimentConfig::parse_with(path, &cell_text, common.registry.clone())
             .map_err(|e| {
                 if axes.is_empty() {
                     e
@@ -585,6 +585,13 @@ fn parse_block(
                     ))
                 }
             })?;
+        // The split protocol (k-fold, nested) is taken out of [split] above: a k-fold fold
+        // and a holdout split of as many rows are other problems. A holdout is what a
+        // one-setting run does, whose fingerprint it keeps.
+        if !matches!(common.protocol, Protocol::Holdout) {
+            config.problem_fingerprint =
+                fingerprint(&[&config.problem_fingerprint, &common.protocol_json]);
+        }
         let canonical = canonical_doc(&cell_doc, &dir, data_hashes)?;
         let fingerprint = fingerprint(&[&canonical, &common.protocol_json, &common.engine_json]);
         cells.push(Cell {

@@ -99,7 +99,7 @@ pub struct SolveRecord {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub validation_accuracy: Option<f64>,
     /// The fingerprint of the problem the line solved, whatever solved it
-    /// ([`ExperimentConfig::problem_fingerprint`]): `glassbox compare` compares solvers'
+    /// (`ExperimentConfig::problem_fingerprint`): `glassbox compare` compares solvers'
     /// lines only where it agrees. Absent from lines written before 2026-12-07.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub problem_fingerprint: Option<String>,
@@ -192,7 +192,7 @@ impl SolveRecord {
             milp: None,
             origin: None,
             validation_accuracy: None,
-            problem_fingerprint: Some(config.problem_fingerprint()),
+            problem_fingerprint: Some(config.problem_fingerprint.clone()),
         }
     }
 

@@ -180,28 +180,37 @@ where
             kept = decide(&eligible);
         }
         // Without a sparsity penalty, an optimized tree that fits the training rows worse
-        // than the greedy tree the choice would otherwise keep ended in a worse basin than
-        // the greedy start's (the folds judged other solves): the greedy tree is kept.
+        // than the greedy tree the choice would otherwise keep (the most accurate eligible
+        // one on the folds that meets the constraints) ended in a worse basin than the
+        // greedy start's (the folds judged other solves): the greedy tree is kept.
         let mut worse_fit_note = String::new();
-        if kept == Kept::Optimized && f.fit_alone(&prepared.problem) {
+        if let (Kept::Optimized, true, Some((_, optimized_model))) =
+            (kept, f.fit_alone(&prepared.problem), ran.best.as_ref())
+        {
             let none = vec![false; votes.optimized.len()];
-            if let (Kept::Greedy(g), Some((_, model))) = (
-                choose_among(&none, &greedy_right, None, &eligible, margin),
-                ran.best.as_ref(),
-            ) {
-                let optimized_fit = metrics::accuracy(&train.y, &model.predict(&train.x));
-                if let Some((start, greedy, predicted, true)) = greedy_tree(g) {
-                    let greedy_fit = metrics::accuracy(&train.y, &predicted);
-                    if greedy_fit > optimized_fit {
-                        let origin = votes.greedy[g].origin;
-                        worse_fit_note = format!(
-                            "; the optimized tree fits the training rows worse than the {origin} \
-                             tree ({optimized_fit:.4} against {greedy_fit:.4}), so it is not chosen"
-                        );
-                        kept = Kept::Greedy(g);
-                        kept_greedy = Some((g, start, greedy));
-                    }
+            let optimized_fit = metrics::accuracy(&train.y, &optimized_model.predict(&train.x));
+            while let Kept::Greedy(g) = choose_among(&none, &greedy_right, None, &eligible, margin)
+            {
+                let Some((start, greedy, predicted, fits)) = greedy_tree(g) else {
+                    eligible[g] = false;
+                    continue;
+                };
+                if !fits {
+                    breaking.push(votes.greedy[g].origin);
+                    eligible[g] = false;
+                    continue;
                 }
+                let greedy_fit = metrics::accuracy(&train.y, &predicted);
+                if greedy_fit > optimized_fit {
+                    let origin = votes.greedy[g].origin;
+                    worse_fit_note = format!(
+                        "; the optimized tree fits the training rows worse than the {origin} \
+                         tree ({optimized_fit:.4} against {greedy_fit:.4}), so it is not chosen"
+                    );
+                    kept = Kept::Greedy(g);
+                    kept_greedy = Some((g, start, greedy));
+                }
+                break;
             }
         }
         // With each greedy tree's accuracy, the rows only the optimized trees and only it got
