@@ -139,7 +139,7 @@ pub struct ExperimentConfig {
     /// Node-based decomposition of each solve (`[decomposition]`), for tree formulations.
     pub decomposition: Option<DecompositionConfig>,
     /// The fingerprint of the problem the config poses, whatever solves it
-    /// ([`problem_fingerprint`]); a grid's cell adds its split protocol to it.
+    /// (the function `problem_fingerprint` below); a grid's cell adds its split protocol.
     pub problem_fingerprint: String,
 }
 
