@@ -142,49 +142,53 @@ fn the_choice_keeps_cart_where_the_optimized_tree_fits_worse() {
     let car =
         "categorical = [\"buying\", \"maint\", \"doors\", \"persons\", \"lug_boots\", \"safety\"]";
     let cart = run_with("car.csv", car, "name = \"cart\"\ndepth = 2");
-    let records = run_starts("car.csv", car, "name = \"sorct\"\ndepth = 2", 2);
-    let optimized = records
-        .iter()
-        .filter(|r| !r.selected)
-        .filter_map(|r| r.objective.map(|o| (o, r.train_accuracy)))
-        .min_by(|a, b| a.0.total_cmp(&b.0))
-        .unwrap();
-    assert!(
-        optimized.1 < cart[0].train_accuracy,
-        "the best objective's tree now fits as CART's ({} against {}): the case is gone",
-        optimized.1,
-        cart[0].train_accuracy
-    );
-    let kept = selected(&records);
+    let cart_fit = cart[0].train_accuracy;
+    // Runs S-ORCT with `extra` in its table, asserts its best objective's tree fits the
+    // training rows worse than CART's (else the case is gone) and returns the selected line.
+    let chosen = |extra: &str| {
+        let records = run_starts(
+            "car.csv",
+            car,
+            &format!("name = \"sorct\"\ndepth = 2\n{extra}"),
+            2,
+        );
+        let optimized_fit = records
+            .iter()
+            .filter(|r| !r.selected)
+            .filter_map(|r| r.objective.map(|o| (o, r.train_accuracy)))
+            .min_by(|a, b| a.0.total_cmp(&b.0))
+            .unwrap()
+            .1;
+        assert!(
+            optimized_fit < cart_fit,
+            "{extra}: the best objective's tree now fits as CART's ({optimized_fit} against \
+             {cart_fit}): the case is gone"
+        );
+        selected(&records).clone()
+    };
+    let kept = chosen("");
     assert_eq!(kept.origin.as_deref(), Some("selection (cart)"));
     assert!(
         kept.raw_status.contains("fits the training rows worse"),
         "{}",
         kept.raw_status
     );
-    assert_eq!(kept.train_accuracy, cart[0].train_accuracy);
+    assert_eq!(kept.train_accuracy, cart_fit);
     assert_eq!(kept.test_accuracy, cart[0].test_accuracy);
-    // With a sparsity penalty a worse fit may be the point: the rule is off.
-    let penalized = run_starts(
-        "car.csv",
-        car,
-        "name = \"sorct\"\ndepth = 2\nlambda_global = 0.0001",
-        2,
-    );
-    assert!(!selected(&penalized)
-        .raw_status
-        .contains("fits the training rows worse"));
-    // With costs the objective is the expected cost, not the accuracy the rule compares.
+    // With a sparsity penalty a worse fit may be the point, and with costs the objective is
+    // the expected cost, not the accuracy the rule compares: the rule is off, and the
+    // optimized tree that fits worse is returned.
     let costs = "costs = [[0.0, 0.5, 0.5, 0.5], [0.5, 0.0, 0.5, 0.5], [0.5, 0.5, 0.0, 0.5], [0.5, 0.5, 0.5, 0.0]]";
-    let costed = run_starts(
-        "car.csv",
-        car,
-        &format!("name = \"sorct\"\ndepth = 2\n{costs}"),
-        2,
-    );
-    assert!(!selected(&costed)
-        .raw_status
-        .contains("fits the training rows worse"));
+    for extra in ["lambda_global = 0.03", costs] {
+        let kept = chosen(extra);
+        assert_eq!(
+            kept.origin.as_deref(),
+            Some("selection (optimized)"),
+            "{extra}: {}",
+            kept.raw_status
+        );
+        assert!(!kept.raw_status.contains("fits the training rows worse"));
+    }
 }
 
 /// ... and on monks1, where one oblique split on the dummies is exact and CART's axis

@@ -391,7 +391,13 @@ fn problem_fingerprint(
     table: &toml::Table,
 ) -> String {
     let dir = path.parent().unwrap_or(Path::new("."));
-    let contents = |p: &Option<PathBuf>| p.as_ref().map(|p| content_hash(&dir.join(p)));
+    // A file that cannot be read counts by its path (the run reports it).
+    let contents = |p: &Option<PathBuf>| {
+        p.as_ref().map(|p| {
+            let p = dir.join(p);
+            super::grid::content_hash(&p).unwrap_or_else(|_| p.display().to_string())
+        })
+    };
     let mut categorical = data.categorical.clone();
     categorical.sort();
     let data_part = serde_json::json!({
@@ -452,31 +458,6 @@ fn by_value(value: toml::Value) -> Option<toml::Value> {
         )),
         other => Some(other),
     }
-}
-
-/// The SHA-256 of a file's contents, cached by path, length and modification time: a config
-/// is parsed several times, and a grid parses each cell. A file that cannot be read counts
-/// by its path (the run reports it).
-fn content_hash(path: &Path) -> String {
-    use sha2::{Digest, Sha256};
-    use std::sync::Mutex;
-    type Key = (PathBuf, u64, Option<std::time::SystemTime>);
-    static CACHE: Mutex<Option<std::collections::HashMap<Key, String>>> = Mutex::new(None);
-    let Ok(meta) = std::fs::metadata(path) else {
-        return path.display().to_string();
-    };
-    let key = (path.to_path_buf(), meta.len(), meta.modified().ok());
-    let mut cache = CACHE.lock().unwrap_or_else(|e| e.into_inner());
-    let cache = cache.get_or_insert_with(Default::default);
-    if let Some(hash) = cache.get(&key) {
-        return hash.clone();
-    }
-    let hash = match std::fs::read(path) {
-        Ok(bytes) => format!("sha256:{:x}", Sha256::digest(&bytes)),
-        Err(_) => path.display().to_string(),
-    };
-    cache.insert(key, hash.clone());
-    hash
 }
 
 fn take_name(table: &mut toml::Table) -> Option<String> {

@@ -313,7 +313,6 @@ impl Experiment {
         let mut blocks = Vec::new();
         let mut cells = Vec::new();
         let mut block_fingerprints = Vec::new();
-        let mut data_hashes = DataHashes::default();
         for (d, dataset) in datasets.iter().enumerate() {
             for (table, order) in &formulations {
                 let mut sub = doc.clone();
@@ -346,8 +345,8 @@ impl Experiment {
                     .unwrap_or("?")
                     .to_string();
                 sub.insert("formulation".into(), toml::Value::Table(table));
-                let block = parse_block(&common, sub, order, cells.len(), &mut data_hashes)
-                    .map_err(|e| match (several, e) {
+                let block = parse_block(&common, sub, order, cells.len()).map_err(|e| {
+                    match (several, e) {
                         // Say which data set and formulation a message is about.
                         (true, GlassboxError::Config(m)) => bad(format!(
                             "data set {}, formulation '{fname}': {}",
@@ -355,7 +354,8 @@ impl Experiment {
                             m.strip_prefix(&format!("{file}: ")).unwrap_or(&m)
                         )),
                         (_, e) => e,
-                    })?;
+                    }
+                })?;
                 let block_index = blocks.len();
                 let first = &block.cells[0].config;
                 blocks.push(Block {
@@ -519,7 +519,6 @@ fn parse_block(
     mut doc: toml::Table,
     order: &[String],
     first: usize,
-    data_hashes: &mut DataHashes,
 ) -> Result<ParsedBlock> {
     let path = common.path;
     let file = path.display().to_string();
@@ -592,7 +591,7 @@ fn parse_block(
             config.problem_fingerprint =
                 fingerprint(&[&config.problem_fingerprint, &common.protocol_json]);
         }
-        let canonical = canonical_doc(&cell_doc, &dir, data_hashes)?;
+        let canonical = canonical_doc(&cell_doc, &dir)?;
         let fingerprint = fingerprint(&[&canonical, &common.protocol_json, &common.engine_json]);
         cells.push(Cell {
             index: first + i,
@@ -611,7 +610,7 @@ fn parse_block(
         .map(|a| format!("{}={:?}", a.label(), a.values))
         .collect();
     let fingerprint = fingerprint(&[
-        &canonical_doc(&whole, &dir, data_hashes)?,
+        &canonical_doc(&whole, &dir)?,
         &axes_json.join(";"),
         &common.protocol_json,
         &common.engine_json,
@@ -954,26 +953,30 @@ pub fn toml_to_json(v: &toml::Value) -> serde_json::Value {
     }
 }
 
-/// Hashes of the files a config reads, by path (read once per config).
-#[derive(Default)]
-struct DataHashes(std::collections::HashMap<PathBuf, String>);
-
-impl DataHashes {
-    fn of(&mut self, path: &Path) -> Result<String> {
-        if let Some(h) = self.0.get(path) {
-            return Ok(h.clone());
-        }
-        let bytes = std::fs::read(path).map_err(|e| GlassboxError::io(path, e))?;
-        let h = format!("sha256:{:x}", Sha256::digest(&bytes));
-        self.0.insert(path.to_path_buf(), h.clone());
-        Ok(h)
+/// The SHA-256 of a file's contents, cached for the process by path, length and modification
+/// time: a config is parsed several times (its problem fingerprint, every grid cell's and the
+/// grid's fingerprints), and a data file is read for it once.
+pub(super) fn content_hash(path: &Path) -> Result<String> {
+    use std::sync::Mutex;
+    type Key = (PathBuf, u64, Option<std::time::SystemTime>);
+    static CACHE: Mutex<Option<std::collections::HashMap<Key, String>>> = Mutex::new(None);
+    let meta = std::fs::metadata(path).map_err(|e| GlassboxError::io(path, e))?;
+    let key = (path.to_path_buf(), meta.len(), meta.modified().ok());
+    let mut cache = CACHE.lock().unwrap_or_else(|e| e.into_inner());
+    let cache = cache.get_or_insert_with(Default::default);
+    if let Some(hash) = cache.get(&key) {
+        return Ok(hash.clone());
     }
+    let bytes = std::fs::read(path).map_err(|e| GlassboxError::io(path, e))?;
+    let hash = format!("sha256:{:x}", Sha256::digest(&bytes));
+    cache.insert(key, hash.clone());
+    Ok(hash)
 }
 
 /// `doc` as canonical text, with the files it names (data, test data, warm-start model)
 /// replaced by the hash of their contents: the same data under another path is the same
 /// experiment, changed data is another one.
-fn canonical_doc(doc: &toml::Table, dir: &Path, hashes: &mut DataHashes) -> Result<String> {
+fn canonical_doc(doc: &toml::Table, dir: &Path) -> Result<String> {
     let mut doc = doc.clone();
     for (section, key) in [
         ("data", "path"),
@@ -983,7 +986,7 @@ fn canonical_doc(doc: &toml::Table, dir: &Path, hashes: &mut DataHashes) -> Resu
         if let Some(toml::Value::Table(t)) = doc.get_mut(section) {
             if let Some(toml::Value::String(p)) = t.get(key) {
                 let p = dir.join(p);
-                t.insert(key.to_string(), toml::Value::String(hashes.of(&p)?));
+                t.insert(key.to_string(), toml::Value::String(content_hash(&p)?));
             }
         }
     }
