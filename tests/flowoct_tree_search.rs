@@ -11,7 +11,9 @@ use glassbox::data::{ClassificationData, CsvOptions, MinMaxScaler, Table};
 use glassbox::experiment::grid::Experiment;
 use glassbox::experiment::{self, ExperimentConfig};
 use glassbox::formulation::MilpClassifierFormulation;
-use glassbox::formulations::flowoct::{self, FlowOctConfig, FlowOctModel, FlowOctProblem};
+use glassbox::formulations::flowoct::{
+    self, FlowNode, FlowOctConfig, FlowOctModel, FlowOctProblem, FlowTree,
+};
 use glassbox::{registry, SolveOptions, TerminationStatus};
 use nalgebra::DMatrix;
 use rand::{Rng, SeedableRng};
@@ -274,4 +276,49 @@ fn a_limited_dp_solve_reads_back_as_a_feasible_point_under_its_bound() {
     assert!(problem.milp.is_feasible(&result.primal));
     let scored = problem.tree_objective(&problem.tree_of_point(&result.primal));
     assert!((scored - objective).abs() < 1e-6, "{scored} vs {objective}");
+}
+
+#[test]
+fn a_warm_start_enters_the_search_as_the_same_tree() {
+    let (x, y) = random_binary(60, 5, 3);
+    for (depth, lambda) in [(1, 0.0), (2, 0.0), (2, 0.1), (3, 0.05)] {
+        let config = FlowOctConfig {
+            depth,
+            lambda,
+            ..Default::default()
+        };
+        let problem =
+            flowoct::build(Arc::new(x.clone()), Arc::new(y.clone()), 3, config.params()).unwrap();
+        let statement = config.tree_search(&problem).unwrap();
+        // The greedy start, and trees that branch on one feature everywhere (at depth 2,
+        // but for a node that predicts above the leaves).
+        let nodes = (1usize << (depth + 1)) - 1;
+        let mut points = vec![flowoct::greedy_start(&problem)];
+        for feature in [0, 4] {
+            let mut tree = vec![FlowNode::Branch(feature); nodes];
+            for node in tree.iter_mut().skip((1 << depth) - 1) {
+                *node = FlowNode::Predict(0);
+            }
+            if depth == 2 {
+                tree[2] = FlowNode::Predict(0);
+                tree[5] = FlowNode::Unreachable;
+                tree[6] = FlowNode::Unreachable;
+            }
+            let tree = problem.with_majority_labels(FlowTree { nodes: tree });
+            points.push(problem.point_of_tree(&tree));
+        }
+        for (s, point) in points.iter().enumerate() {
+            let case = format!("D={depth} lambda={lambda} start {s}");
+            let encoded = statement.warm_start(point).unwrap();
+            let tree = statement.problem().decode(&encoded).unwrap();
+            let searched = statement.problem().evaluate(&tree).unwrap().objective;
+            // FlowOCT's objective of the start, through the search's and from its tree.
+            let from_search = (1.0 - lambda) * y.len() as f64 - searched;
+            let own = problem.tree_objective(&problem.tree_of_point(point));
+            assert!(
+                (from_search - own).abs() < 1e-9,
+                "{case}: search {from_search}, FlowOCT {own}"
+            );
+        }
+    }
 }

@@ -164,3 +164,72 @@ fn one_column_per_threshold_between_distinct_values() {
     assert_eq!(search.baseline, 2.0);
     assert_eq!(search.problem.branch_penalty(), 0.2);
 }
+
+#[test]
+fn a_warm_start_enters_the_search_as_the_same_tree() {
+    use glassbox::tree_search::TreeSearchStatement;
+    for (name, step, take, depth) in [
+        ("iris.csv", 3, 50, 2),
+        ("wine.csv", 2, 80, 3),
+        ("car.csv", 17, 90, 2),
+    ] {
+        let (x, y, k) = subsample(name, step, take);
+        let params = OctParams {
+            depth,
+            alpha: 0.0,
+            min_leaf: 1,
+            kind: SplitKind::Axis,
+        };
+        let milp = oct::build(
+            oct::NAME,
+            std::sync::Arc::new(x.clone()),
+            std::sync::Arc::new(y.clone()),
+            k,
+            params,
+        )
+        .unwrap();
+        let statement = oct::OctStatement::new(oct::NAME, &milp).unwrap();
+        let search = statement.search();
+        let branches = (1 << depth) - 1;
+        // The greedy and CART starts, and hand-made trees whose splits send every row one
+        // way (below the smallest value, above the largest) or do not split.
+        let mut points = vec![oct::greedy_start(&milp)];
+        points.extend(oct::cart_start(&milp));
+        let max = |j: usize| x.column(j).max();
+        // A training value of feature j halfway up its sorted values (a split OCT can make).
+        let middle = |j: usize| {
+            let mut values: Vec<f64> = x.column(j).iter().copied().collect();
+            values.sort_by(f64::total_cmp);
+            values[values.len() / 2]
+        };
+        let mut nodes: Vec<Option<(usize, f64)>> = vec![None; branches];
+        nodes[0] = Some((0, x.column(0).min()));
+        nodes[1] = Some((1, middle(1)));
+        points.push(milp.point_of_axis_tree(&nodes));
+        nodes[0] = Some((1, max(1) + 0.5));
+        points.push(milp.point_of_axis_tree(&nodes));
+        nodes[0] = None;
+        nodes[branches - 1] = Some((2, middle(2)));
+        points.push(milp.point_of_axis_tree(&nodes));
+        for (s, point) in points.iter().enumerate() {
+            let who = format!("{name} depth {depth} start {s}");
+            let encoded = statement.warm_start(point).unwrap();
+            let tree = search.problem.decode(&encoded).unwrap();
+            // The tree makes the errors the MILP point's leaves make (alpha 0: the
+            // objective is the errors over Lhat), row by row as OCT routes them.
+            let errors = search.problem.evaluate(&tree).unwrap().objective;
+            let milp_errors = milp.milp.objective_value(point) * search.baseline;
+            assert!(
+                (errors - milp_errors).abs() < 1e-9,
+                "{who}: search {errors}, MILP {milp_errors}"
+            );
+            let model_errors = (0..y.len())
+                .filter(|&i| predict(search, &tree, &x, i) != y[i])
+                .count() as f64;
+            assert_eq!(model_errors, errors, "{who}");
+        }
+        // A point of another size is refused, naming the sizes.
+        let error = statement.warm_start(&[0.0; 3]).unwrap_err().to_string();
+        assert!(error.contains("3 values"), "{error}");
+    }
+}

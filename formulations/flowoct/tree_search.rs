@@ -25,12 +25,15 @@
 //! ([`super::FlowOctProblem::point_of_tree`]), checked feasible for the MILP and equal in
 //! objective, so the model, the records and the warm paths are those of a MILP solution.
 //!
+//! A warm start (a saved model's point, a warm path's, FlowOCT's greedy start) enters the
+//! search as the tree of its MILP point ([`super::FlowOctProblem::tree_of_point`]).
+//!
 //! Depends on the core (`tree_search`, `milp`, `result`) and FlowOCT's problem types, never
 //! on a backend.
 
 use super::problem::{FlowNode, FlowOctProblem, FlowTree};
 use glassbox_core::milp::relative_gap;
-use glassbox_core::tree_search::{SearchTree, TreeSearchProblem, TreeSearchStatement};
+use glassbox_core::tree_search::{encode_tree, SearchTree, TreeSearchProblem, TreeSearchStatement};
 use glassbox_core::{GlassboxError, Result, SolveResult};
 
 /// FlowOCT's tree-search statement on a built FlowOCT problem: the search problem, and how
@@ -107,6 +110,20 @@ fn place(tree: &SearchTree, at: usize, nodes: &mut [FlowNode]) {
     }
 }
 
+/// The search's tree of FlowOCT's heap `nodes` from node `at` (the inverse of [`place`]);
+/// an unreachable node, which a well-formed tree never reaches here, is a leaf of class 0.
+fn search_tree(nodes: &[FlowNode], at: usize) -> SearchTree {
+    match nodes[at] {
+        FlowNode::Branch(feature) if 2 * at + 2 < nodes.len() => SearchTree::branch(
+            feature,
+            search_tree(nodes, 2 * at + 1),
+            search_tree(nodes, 2 * at + 2),
+        ),
+        FlowNode::Predict(class) => SearchTree::leaf(class),
+        _ => SearchTree::leaf(0),
+    }
+}
+
 impl TreeSearchStatement for FlowOctStatement<'_> {
     fn problem(&self) -> &TreeSearchProblem {
         &self.search
@@ -131,5 +148,11 @@ impl TreeSearchStatement for FlowOctStatement<'_> {
         )?;
         result.primal = point;
         Ok(result)
+    }
+
+    fn warm_start(&self, point: &[f64]) -> Result<Vec<f64>> {
+        crate::oct::tree_search::check_warm_start_size(&self.name, &self.milp.milp, point)?;
+        let tree = self.milp.tree_of_point(point);
+        encode_tree(&search_tree(&tree.nodes, 0), self.milp.params.depth)
     }
 }

@@ -20,6 +20,12 @@
 //! `t` the midpoint between `v` and the next smaller training value of feature j (so that
 //! new rows are routed as CART routes them), [`OctTreeSearch::split`].
 //!
+//! A warm start (OCT's greedy start, a saved model's point, a warm path's) enters the search
+//! as the tree that routes the training rows as the MILP point does
+//! ([`TreeSearchStatement::warm_start`]): each split `x_j < t` becomes the column of
+//! feature j with the smallest value at or above `t`, and a split that sends every row one
+//! way is replaced by the subtree on that side.
+//!
 //! [`OctStatement`] is the statement the experiment engine solves with a tree-search backend
 //! (`[solver] name = "dp"` on `[formulation] name = "oct"`): it reads the tree found back
 //! as the MILP point of that tree ([`super::OctProblem::point_of_axis_tree`]), so the model,
@@ -30,7 +36,7 @@
 //! backend.
 
 use super::problem::{check_params, OctParams, OctProblem, Split, SplitKind};
-use glassbox_core::tree_search::{TreeSearchProblem, TreeSearchStatement};
+use glassbox_core::tree_search::{encode_tree, SearchTree, TreeSearchProblem, TreeSearchStatement};
 use glassbox_core::{GlassboxError, Result, SolveResult};
 use nalgebra::DMatrix;
 
@@ -194,6 +200,67 @@ impl<'a> OctStatement<'a> {
     }
 }
 
+/// Where an axis split of OCT sends the training rows.
+enum Routing {
+    /// As the binary column: value 0 left, 1 right.
+    Column(usize),
+    /// Every row left.
+    AllLeft,
+    /// Every row right (as a node that does not split).
+    AllRight,
+}
+
+impl OctStatement<'_> {
+    /// Where OCT's split `x_j < threshold` (left) sends the training rows: as the binary
+    /// column of feature j with the smallest value at or above `threshold` (no training
+    /// value lies between the two), or every row to one side.
+    fn routing(&self, feature: usize, threshold: f64) -> Routing {
+        let values = self.milp.x.column(feature);
+        if values.iter().all(|&v| v >= threshold) {
+            return Routing::AllRight;
+        }
+        // The columns are in feature order, each feature's in increasing value.
+        self.search
+            .columns
+            .iter()
+            .position(|c| c.feature == feature && c.value >= threshold)
+            .map_or(Routing::AllLeft, Routing::Column)
+    }
+
+    /// The subtree of the search at OCT's node `node` (heap order, children `2t + 1` and
+    /// `2t + 2`, leaves after the branch nodes) of a point's `splits` and leaf `labels`. A
+    /// split that sends every row one way is replaced by the subtree on that side, and a
+    /// node that does not split by its right subtree, as OCT routes rows
+    /// ([`super::problem::route`]); a leaf without a label (no row reaches it) takes class 0.
+    fn subtree(
+        &self,
+        splits: &[Option<Split>],
+        labels: &[Option<usize>],
+        node: usize,
+    ) -> SearchTree {
+        let branches = splits.len();
+        if node >= branches {
+            return SearchTree::leaf(labels[node - branches].unwrap_or(0));
+        }
+        // Axis-aligned OCT's splits have one weight (OCT-H has no statement).
+        let routing = match &splits[node] {
+            Some(Split { weights, threshold }) if weights.len() == 1 => {
+                self.routing(weights[0].0, *threshold)
+            }
+            _ => Routing::AllRight,
+        };
+        match routing {
+            Routing::Column(c) => SearchTree::branch(
+                c,
+                self.subtree(splits, labels, 2 * node + 1),
+                self.subtree(splits, labels, 2 * node + 2),
+            ),
+            Routing::AllLeft => self.subtree(splits, labels, 2 * node + 1),
+            Routing::AllRight => self.subtree(splits, labels, 2 * node + 2),
+        }
+    }
+}
+
 impl TreeSearchStatement for OctStatement<'_> {
     fn problem(&self) -> &TreeSearchProblem {
         &self.search.problem
@@ -210,6 +277,14 @@ impl TreeSearchStatement for OctStatement<'_> {
         check_read_back(&self.name, "OCT", &self.milp.milp, &point, &result)?;
         result.primal = point;
         Ok(result)
+    }
+
+    fn warm_start(&self, point: &[f64]) -> Result<Vec<f64>> {
+        check_warm_start_size(&self.name, &self.milp.milp, point)?;
+        let splits = self.milp.splits_of(point);
+        let labels = self.milp.labels_of(point);
+        let tree = self.subtree(&splits, &labels, 0);
+        encode_tree(&tree, self.milp.params.depth)
     }
 }
 
@@ -237,6 +312,25 @@ pub(crate) fn check_read_back(
             "the tree of {} (objective {:?}) is not a feasible {kind} MILP point of the same \
              objective (MILP objective {milp_objective})",
             result.solver, result.objective
+        ),
+    ))
+}
+
+/// Checks that a warm start `point` has one value per column of the formulation's MILP.
+pub(crate) fn check_warm_start_size(
+    name: &str,
+    milp: &glassbox_core::milp::MilpProblem,
+    point: &[f64],
+) -> Result<()> {
+    let columns = milp.columns.len();
+    if point.len() == columns {
+        return Ok(());
+    }
+    Err(GlassboxError::formulation(
+        name,
+        format!(
+            "a warm start of {} values, the MILP has {columns}",
+            point.len()
         ),
     ))
 }

@@ -212,7 +212,13 @@ impl TreeSearchSolver for DpSolver {
         let mut notes = Vec::new();
         if let Some(tree) = warm {
             match problem.evaluate(&tree) {
-                Ok(e) if e.objective < leaf_cost => incumbent = (tree, e.objective),
+                Ok(e) if e.objective < leaf_cost => {
+                    notes.push(format!(
+                        "warm start the first incumbent (objective {})",
+                        e.objective
+                    ));
+                    incumbent = (tree, e.objective);
+                }
                 Ok(_) => notes.push("warm start no better than a leaf".to_string()),
                 Err(e) => notes.push(format!("warm start ignored ({e})")),
             }

@@ -55,6 +55,17 @@ pub trait TreeSearchStatement: Send + Sync {
     /// MILP point of that tree), objective and bound in its objective's units. A result
     /// without a solution keeps an empty `primal`.
     fn read(&self, result: SolveResult) -> Result<SolveResult>;
+    /// A point in the formulation's own terms (its warm start: a greedy tree, a saved
+    /// model's, a warm path's carried solution) as the same tree in the search's heap
+    /// encoding, which a backend takes as its first incumbent. The tree routes the training
+    /// rows as the point does. An error says why a point has no such tree; by default no
+    /// point has one (the engine then solves without it and says so in `raw_status`).
+    fn warm_start(&self, point: &[f64]) -> Result<Vec<f64>> {
+        let _ = point;
+        Err(invalid(
+            "this statement maps no warm start into the search's encoding".to_string(),
+        ))
+    }
 }
 
 /// The largest depth a problem may have: the heap encoding has `2^(D+1) - 1` values, and

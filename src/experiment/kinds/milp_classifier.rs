@@ -11,8 +11,11 @@
 //! A tree-search backend (`dp`) solves instead the formulation's statement as an
 //! optimal-tree search problem ([`MilpClassifierFormulation::tree_search`], OCT's), read
 //! back as a MILP point, so that models, records and warm paths are as from the MILP; a
-//! formulation without such a statement is refused before the run. MIP starts do not apply
-//! to it (it proves optimality from its own bounds).
+//! formulation without such a statement is refused before the run. The MIP start is its
+//! first incumbent, as the same tree in the search's encoding
+//! ([`TreeSearchStatement::warm_start`]); a start that has no such tree is left out, and the
+//! line's `raw_status` says why. The search is exact either way: the start changes how
+//! much it searches, and which of several optimal trees it returns.
 
 use super::super::engine::SplitSpec;
 use super::super::unit::{EngineData, Formulation, UnitCarry, UnitOut};
@@ -180,9 +183,12 @@ where
             let options = milp_options.with_warm_start(mip_start);
             let started = Instant::now();
             let result = match &solve {
-                Solve::TreeSearch(solver, statement) => {
-                    statement.read(solver.solve(statement.problem(), &config.solver.options)?)?
-                }
+                Solve::TreeSearch(solver, statement) => tree_search(
+                    *solver,
+                    statement.as_ref(),
+                    &config.solver.options,
+                    &start.x0,
+                )?,
                 Solve::Milp(solver) => solver.solve(f.milp(&problem), &options)?,
             };
             let seconds = started.elapsed().as_secs_f64();
@@ -258,4 +264,27 @@ where
             })
             .collect()
     }
+}
+
+/// Solves the tree-search `statement` with `solver` from the MIP start `start` (none when
+/// empty) and reads the result back in the formulation's terms. A start the statement
+/// cannot map is left out and named in `raw_status`.
+fn tree_search(
+    solver: &dyn TreeSearchSolver,
+    statement: &dyn TreeSearchStatement,
+    options: &SolveOptions,
+    start: &[f64],
+) -> Result<crate::SolveResult> {
+    let mapped = (!start.is_empty()).then(|| statement.warm_start(start));
+    let options = match &mapped {
+        Some(Ok(tree)) => options.with_warm_start(Some(WarmStart::primal(tree.clone()))),
+        _ => options.clone(),
+    };
+    let mut result = statement.read(solver.solve(statement.problem(), &options)?)?;
+    if let Some(Err(e)) = mapped {
+        result
+            .raw_status
+            .push_str(&format!("; warm start not used ({e})"));
+    }
+    Ok(result)
 }
