@@ -37,18 +37,34 @@ fn subsample(name: &str, step: usize, take: usize) -> (DMatrix<f64>, Vec<usize>,
 
 /// The class the tree predicts for row i of `x`, routing by the columns' thresholds.
 fn predict(search: &OctTreeSearch, tree: &SearchTree, x: &DMatrix<f64>, i: usize) -> usize {
+    predict_counting(search, tree, x, i, &mut Default::default())
+}
+
+/// As [`predict`], counting in `sides` the rows each branch node (by its path from the
+/// root) sends to its zero and one side.
+fn predict_counting(
+    search: &OctTreeSearch,
+    tree: &SearchTree,
+    x: &DMatrix<f64>,
+    i: usize,
+    sides: &mut std::collections::HashMap<Vec<bool>, (usize, usize)>,
+) -> usize {
     let mut node = tree;
+    let mut path = Vec::new();
     loop {
         match node {
             SearchTree::Leaf { class } => return *class,
             SearchTree::Branch { feature, zero, one } => {
                 let split = search.split(*feature);
-                let (j, _) = split.weights[0];
-                node = if x[(i, j)] < split.threshold {
-                    zero
+                let left = x[(i, split.weights[0].0)] < split.threshold;
+                let count = sides.entry(path.clone()).or_insert((0, 0));
+                if left {
+                    count.0 += 1;
                 } else {
-                    one
-                };
+                    count.1 += 1;
+                }
+                path.push(left);
+                node = if left { zero } else { one };
             }
         }
     }
@@ -194,7 +210,9 @@ fn a_warm_start_enters_the_search_as_the_same_tree() {
         let search = statement.search();
         let branches = (1 << depth) - 1;
         // The greedy and CART starts, and hand-made trees whose splits send every row one
-        // way (at the smallest value: right; above the largest: left) or do not split.
+        // way (at the smallest value: right; above the largest: left), send every row
+        // that reaches them one way (a split below one on the same threshold), or do not
+        // split.
         let mut points = vec![oct::greedy_start(&milp)];
         points.extend(oct::cart_start(&milp));
         let max = |j: usize| x.column(j).max();
@@ -212,25 +230,42 @@ fn a_warm_start_enters_the_search_as_the_same_tree() {
             nodes[0] = Some((1, max(1) + 0.5));
             points.push(milp.point_of_axis_tree(&nodes));
         }
+        nodes[0] = Some((1, middle(1)));
+        points.push(milp.point_of_axis_tree(&nodes));
         nodes[0] = None;
         nodes[branches - 1] = Some((2, middle(2)));
         points.push(milp.point_of_axis_tree(&nodes));
+        let lay = &milp.layout;
+        let leaves = 1 << depth;
         for (s, point) in points.iter().enumerate() {
             let who = format!("{name} depth {depth} start {s}");
             let encoded = statement.warm_start(point).unwrap();
             let tree = search.problem.decode(&encoded).unwrap();
-            // The tree makes the errors the MILP point's leaves make (alpha 0: the
-            // objective is the errors over Lhat), row by row as OCT routes them.
+            // Row by row, the tree predicts the class of the leaf the MILP point assigns
+            // the row to (its z), and no split of the tree has an empty side.
+            let mut sides = std::collections::HashMap::new();
+            for i in 0..y.len() {
+                let leaf = (0..leaves)
+                    .find(|&l| point[lay.z(i, l)] > 0.5)
+                    .expect("every row in a leaf");
+                let class = (0..k).find(|&c| point[lay.c(c, leaf)] > 0.5);
+                assert_eq!(
+                    Some(predict_counting(search, &tree, &x, i, &mut sides)),
+                    class,
+                    "{who}: row {i}"
+                );
+            }
+            assert!(
+                sides.values().all(|&(zero, one)| zero > 0 && one > 0),
+                "{who}: a split with an empty side: {sides:?}"
+            );
+            // So it makes the MILP point's errors (alpha 0: the objective is errors / Lhat).
             let errors = search.problem.evaluate(&tree).unwrap().objective;
             let milp_errors = milp.milp.objective_value(point) * search.baseline;
             assert!(
                 (errors - milp_errors).abs() < 1e-9,
                 "{who}: search {errors}, MILP {milp_errors}"
             );
-            let model_errors = (0..y.len())
-                .filter(|&i| predict(search, &tree, &x, i) != y[i])
-                .count() as f64;
-            assert_eq!(model_errors, errors, "{who}");
         }
         // A point of another size is refused, naming the sizes.
         let error = statement.warm_start(&[0.0; 3]).unwrap_err().to_string();

@@ -23,8 +23,9 @@
 //! A warm start (OCT's greedy start, a saved model's point, a warm path's) enters the search
 //! as the tree that routes the training rows as the MILP point does
 //! ([`TreeSearchStatement::warm_start`]): each split `x_j < t` becomes the column of
-//! feature j with the smallest value at or above `t`, and a split that sends every row one
-//! way is replaced by the subtree on that side.
+//! feature j with the smallest value at or above `t`, and a split that sends every row
+//! reaching it one way is replaced by the subtree on that side (the search's trees have no
+//! split with an empty side).
 //!
 //! [`OctStatement`] is the statement the experiment engine solves with a tree-search backend
 //! (`[solver] name = "dp"` on `[formulation] name = "oct"`): it reads the tree found back
@@ -200,7 +201,7 @@ impl<'a> OctStatement<'a> {
     }
 }
 
-/// Where an axis split of OCT sends the training rows.
+/// Where an axis split of OCT sends the training rows that reach its node.
 enum Routing {
     /// As the binary column: value 0 left, 1 right.
     Column(usize),
@@ -211,15 +212,21 @@ enum Routing {
 }
 
 impl OctStatement<'_> {
-    /// Where OCT's split `x_j < threshold` (left) sends the training rows: as the binary
-    /// column of feature j with the smallest value at or above `threshold` (no training
-    /// value lies between the two), or every row to one side.
-    fn routing(&self, feature: usize, threshold: f64) -> Routing {
-        let values = self.milp.x.column(feature);
-        if values.iter().all(|&v| v >= threshold) {
+    /// Where OCT's split `x_j < threshold` (left) sends `rows`, the training rows that
+    /// reach its node: as the binary column of feature j with the smallest value at or
+    /// above `threshold` (no training value lies between the two), or every row to one
+    /// side. A threshold that is not a number sends every row right, as `x_j < NaN` does.
+    fn routing(&self, feature: usize, threshold: f64, rows: &[usize]) -> Routing {
+        let x = &self.milp.x;
+        if threshold.is_nan() || rows.iter().all(|&i| x[(i, feature)] >= threshold) {
             return Routing::AllRight;
         }
-        // The columns are in feature order, each feature's in increasing value.
+        if rows.iter().all(|&i| x[(i, feature)] < threshold) {
+            return Routing::AllLeft;
+        }
+        // Rows on both sides: a training value at or above the threshold that is not the
+        // feature's smallest, so a column. The columns are in feature order, each
+        // feature's in increasing value.
         self.search
             .columns
             .iter()
@@ -228,35 +235,52 @@ impl OctStatement<'_> {
     }
 
     /// The subtree of the search at OCT's node `node` (heap order, children `2t + 1` and
-    /// `2t + 2`, leaves after the branch nodes) of a point's `splits` and leaf `labels`. A
-    /// split that sends every row one way is replaced by the subtree on that side, and a
-    /// node that does not split by its right subtree, as OCT routes rows
-    /// ([`super::problem::route`]); a leaf without a label (no row reaches it) takes class 0.
+    /// `2t + 2`, leaves after the branch nodes) of a point's `splits` and leaf `labels`,
+    /// for the training rows `rows` that reach it. A split that sends all of them one way
+    /// is replaced by the subtree on that side, and a node that does not split by its right
+    /// subtree, as OCT routes rows ([`super::problem::route`]), so the search's tree has
+    /// no split with an empty side. A leaf that rows reach without a label predicts their
+    /// majority, as OCT's model does; one that no row reaches, class 0.
     fn subtree(
         &self,
         splits: &[Option<Split>],
         labels: &[Option<usize>],
         node: usize,
+        rows: Vec<usize>,
     ) -> SearchTree {
         let branches = splits.len();
         if node >= branches {
-            return SearchTree::leaf(labels[node - branches].unwrap_or(0));
+            let majority = || {
+                let mut counts = vec![0usize; self.milp.classes];
+                for &i in &rows {
+                    counts[self.milp.y[i]] += 1;
+                }
+                super::problem::argmax(&counts)
+            };
+            return SearchTree::leaf(labels[node - branches].unwrap_or_else(majority));
         }
         // Axis-aligned OCT's splits have one weight (OCT-H has no statement).
         let routing = match &splits[node] {
             Some(Split { weights, threshold }) if weights.len() == 1 => {
-                self.routing(weights[0].0, *threshold)
+                self.routing(weights[0].0, *threshold, &rows)
             }
             _ => Routing::AllRight,
         };
+        let (left, right) = (2 * node + 1, 2 * node + 2);
         match routing {
-            Routing::Column(c) => SearchTree::branch(
-                c,
-                self.subtree(splits, labels, 2 * node + 1),
-                self.subtree(splits, labels, 2 * node + 2),
-            ),
-            Routing::AllLeft => self.subtree(splits, labels, 2 * node + 1),
-            Routing::AllRight => self.subtree(splits, labels, 2 * node + 2),
+            Routing::Column(c) => {
+                let column = &self.search.columns[c];
+                let (zero, one) = rows
+                    .into_iter()
+                    .partition(|&i| self.milp.x[(i, column.feature)] < column.value);
+                SearchTree::branch(
+                    c,
+                    self.subtree(splits, labels, left, zero),
+                    self.subtree(splits, labels, right, one),
+                )
+            }
+            Routing::AllLeft => self.subtree(splits, labels, left, rows),
+            Routing::AllRight => self.subtree(splits, labels, right, rows),
         }
     }
 }
@@ -283,7 +307,8 @@ impl TreeSearchStatement for OctStatement<'_> {
         check_warm_start_size(&self.name, &self.milp.milp, point)?;
         let splits = self.milp.splits_of(point);
         let labels = self.milp.labels_of(point);
-        let tree = self.subtree(&splits, &labels, 0);
+        let rows = (0..self.milp.y.len()).collect();
+        let tree = self.subtree(&splits, &labels, 0, rows);
         encode_tree(&tree, self.milp.params.depth)
     }
 }

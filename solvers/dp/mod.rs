@@ -53,8 +53,10 @@
 //!   search's counts.
 //! - a warm start: a tree in the heap encoding ([`glassbox_core::tree_search::encode_tree`]); if it
 //!   is feasible and cheaper than the best leaf it is the first incumbent (the search then
-//!   looks only for cheaper trees). A malformed point is an error; a feasible-looking point
-//!   that breaks the problem's limits is ignored, and `raw_status` says so.
+//!   looks only for cheaper trees, and returns the start where none is), and `raw_status`
+//!   says "warm start the first incumbent". A malformed point is an error; a
+//!   feasible-looking point that breaks the problem's limits is ignored, and `raw_status`
+//!   says so, as it does for a start no better than a leaf.
 //! - raw options: [`OPTIONS`].
 //!
 //! # Statuses

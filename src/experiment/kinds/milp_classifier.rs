@@ -179,18 +179,29 @@ where
             .options
             .with_integrality_at_most(f.integrality_tolerance(&problem));
         multistart::run(f.name(), vec![only], carry, |_, start, _| {
-            let mip_start = (!start.x0.is_empty()).then(|| WarmStart::primal(start.x0.clone()));
-            let options = milp_options.with_warm_start(mip_start);
+            // The start, in the search's encoding for a tree search, before the clock starts.
+            let (options, unused_start) = match &solve {
+                Solve::TreeSearch(_, statement) => {
+                    tree_search_options(statement.as_ref(), &config.solver.options, &start.x0)
+                }
+                Solve::Milp(_) => {
+                    let mip_start =
+                        (!start.x0.is_empty()).then(|| WarmStart::primal(start.x0.clone()));
+                    (milp_options.with_warm_start(mip_start), None)
+                }
+            };
             let started = Instant::now();
-            let result = match &solve {
-                Solve::TreeSearch(solver, statement) => tree_search(
-                    *solver,
-                    statement.as_ref(),
-                    &config.solver.options,
-                    &start.x0,
-                )?,
+            let mut result = match &solve {
+                Solve::TreeSearch(solver, statement) => {
+                    statement.read(solver.solve(statement.problem(), &options)?)?
+                }
                 Solve::Milp(solver) => solver.solve(f.milp(&problem), &options)?,
             };
+            if let Some(why) = unused_start {
+                result
+                    .raw_status
+                    .push_str(&format!("; warm start not used ({why})"));
+            }
             let seconds = started.elapsed().as_secs_f64();
             let solved = result.status.has_solution() && result.primal.len() == columns;
             let model = solved.then(|| {
@@ -266,25 +277,19 @@ where
     }
 }
 
-/// Solves the tree-search `statement` with `solver` from the MIP start `start` (none when
-/// empty) and reads the result back in the formulation's terms. A start the statement
-/// cannot map is left out and named in `raw_status`.
-fn tree_search(
-    solver: &dyn TreeSearchSolver,
+/// The options of a tree-search solve: `options` with the MIP start `start` (none when
+/// empty) as the same tree in the search's encoding, and why a start that has no such tree
+/// is left out.
+fn tree_search_options(
     statement: &dyn TreeSearchStatement,
     options: &SolveOptions,
     start: &[f64],
-) -> Result<crate::SolveResult> {
-    let mapped = (!start.is_empty()).then(|| statement.warm_start(start));
-    let options = match &mapped {
-        Some(Ok(tree)) => options.with_warm_start(Some(WarmStart::primal(tree.clone()))),
-        _ => options.clone(),
-    };
-    let mut result = statement.read(solver.solve(statement.problem(), &options)?)?;
-    if let Some(Err(e)) = mapped {
-        result
-            .raw_status
-            .push_str(&format!("; warm start not used ({e})"));
+) -> (SolveOptions, Option<String>) {
+    if start.is_empty() {
+        return (options.clone(), None);
     }
-    Ok(result)
+    match statement.warm_start(start) {
+        Ok(tree) => (options.with_warm_start(Some(WarmStart::primal(tree))), None),
+        Err(e) => (options.clone(), Some(e.to_string())),
+    }
 }
