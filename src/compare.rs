@@ -11,7 +11,7 @@
 //! them), so no profile mixes instances.
 //!
 //! Depends on the core (`experiment::SolveRecord`, `plot`, `model::write_atomically`'s
-//! discipline through `plot::save`).
+//! discipline through `plot::stage`: the plots of one call are written all or none).
 
 use crate::experiment::SolveRecord;
 use crate::plot::{self, Figure};
@@ -560,8 +560,24 @@ impl Comparison {
         out
     }
 
-    /// Draws `kind` to `path` (`.png` or `.svg`); the note when drawn without text.
-    pub fn plot(&self, kind: PlotKind, path: &Path) -> Result<Option<String>> {
+    /// Draws every plot of `plots` (`.png` or `.svg`), all or none: each is drawn to a
+    /// temporary file first, and put in place only when all were drawn. The notes of plots
+    /// drawn without text.
+    pub fn write_plots(&self, plots: &[(PlotKind, &Path)]) -> Result<Vec<String>> {
+        let staged = plots
+            .iter()
+            .map(|&(kind, path)| self.plot(kind, path))
+            .collect::<Result<Vec<_>>>()?;
+        let mut notes: Vec<String> = staged.iter().filter_map(|s| s.note.clone()).collect();
+        notes.dedup();
+        for plot in staged {
+            plot.put_in_place()?;
+        }
+        Ok(notes)
+    }
+
+    /// Draws `kind` for `path` (`.png` or `.svg`) into its temporary file.
+    fn plot(&self, kind: PlotKind, path: &Path) -> Result<plot::Staged> {
         let (title, x_desc, values) = match kind {
             PlotKind::TimeProfile => {
                 // On log2(tau), as Dolan and More draw it: ratios span orders of magnitude.
@@ -598,14 +614,14 @@ impl Comparison {
         title: &str,
         x_desc: &str,
         values: Vec<Vec<f64>>,
-    ) -> Result<Option<String>> {
+    ) -> Result<plot::Staged> {
         let figure = Distribution {
             title: format!("{title} ({} instances)", self.instances.len()),
             x_desc: x_desc.to_string(),
             solvers: self.solvers.clone(),
             values,
         };
-        plot::save(&figure, path, (900, 600))
+        plot::stage(&figure, path, (900, 600))
     }
 }
 

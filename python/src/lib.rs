@@ -359,14 +359,11 @@ fn compare(
     } else {
         compare::list_dropped(&comparison.dropped)
     };
-    let mut notes = Vec::new();
-    for (kind, path) in plots {
-        if let Some(path) = path {
-            if let Some(note) = comparison.plot(kind, &path).map_err(to_py_err)? {
-                notes.push(note);
-            }
-        }
-    }
+    let asked: Vec<(PlotKind, &std::path::Path)> = plots
+        .iter()
+        .filter_map(|(kind, path)| Some((*kind, path.as_deref()?)))
+        .collect();
+    let notes = comparison.write_plots(&asked).map_err(to_py_err)?;
     Ok((comparison.summary(), dropped, notes))
 }
 

@@ -476,18 +476,21 @@ fn compare(results: &[PathBuf], drop_unmatched: bool, plots: [Option<PathBuf>; 3
         );
     }
     print!("{}", comparison.summary());
-    let [time, objective, metric] = plots;
-    for (kind, path) in [
-        (PlotKind::TimeProfile, time),
-        (PlotKind::ObjectiveGaps, objective),
-        (PlotKind::MetricGaps, metric),
-    ] {
-        if let Some(path) = path {
-            if let Some(note) = comparison.plot(kind, &path)? {
-                eprintln!("note: {note}");
-            }
-            println!("wrote {}", path.display());
-        }
+    let kinds = [
+        PlotKind::TimeProfile,
+        PlotKind::ObjectiveGaps,
+        PlotKind::MetricGaps,
+    ];
+    let asked: Vec<(PlotKind, &Path)> = kinds
+        .into_iter()
+        .zip(&plots)
+        .filter_map(|(kind, path)| Some((kind, path.as_deref()?)))
+        .collect();
+    for note in comparison.write_plots(&asked)? {
+        eprintln!("note: {note}");
+    }
+    for (_, path) in &asked {
+        println!("wrote {}", path.display());
     }
     Ok(())
 }

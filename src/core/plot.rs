@@ -8,7 +8,7 @@
 
 use crate::{GlassboxError, Result};
 use plotters::prelude::{BitMapBackend, DrawingBackend, SVGBackend};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 /// The note given when a plot had to be drawn without text.
@@ -104,6 +104,41 @@ pub fn plot_extension(path: &Path) -> Result<&'static str> {
 /// temporary file in the same folder and a rename, so an error leaves no partial plot.
 /// Returns [`NO_FONT_NOTE`] when the figure had to be drawn without text.
 pub fn save(figure: &impl Figure, path: &Path, size: (u32, u32)) -> Result<Option<String>> {
+    let staged = stage(figure, path, size)?;
+    let note = staged.note.clone();
+    staged.put_in_place()?;
+    Ok(note)
+}
+
+/// A plot drawn to its temporary file and not yet in place ([`stage`]): a command that
+/// writes several plots stages them all, then puts them in place, so that a plot that
+/// fails leaves none of them written. Dropped without [`Staged::put_in_place`], its
+/// temporary file is removed.
+pub struct Staged {
+    tmp: PathBuf,
+    path: PathBuf,
+    /// [`NO_FONT_NOTE`] when the figure was drawn without text.
+    pub note: Option<String>,
+}
+
+impl Staged {
+    /// Renames the drawn plot to its path.
+    pub fn put_in_place(self) -> Result<()> {
+        crate::model::put_in_place(&self.tmp, &self.path)
+            .map_err(|e| GlassboxError::io(&self.path, e))
+    }
+}
+
+impl Drop for Staged {
+    fn drop(&mut self) {
+        // After put_in_place the temporary file is gone; otherwise it is removed here.
+        let _ = std::fs::remove_file(&self.tmp);
+    }
+}
+
+/// Draws `figure` for `path` at `size` pixels into a temporary file in the same folder,
+/// to be put in place by [`Staged::put_in_place`] (see [`save`]).
+pub fn stage(figure: &impl Figure, path: &Path, size: (u32, u32)) -> Result<Staged> {
     let ext = plot_extension(path)?;
     let dir = crate::model::folder_of(path);
     let stem = path
@@ -113,19 +148,70 @@ pub fn save(figure: &impl Figure, path: &Path, size: (u32, u32)) -> Result<Optio
     // The temporary name keeps the extension: the bitmap backend picks its encoder by it.
     let tmp = dir.join(format!(".{stem}.tmp{}.{ext}", std::process::id()));
     let text = font_available();
-    let drawn = if ext == "png" {
-        figure.draw(BitMapBackend::new(&tmp, size), text)
-    } else {
-        figure.draw(SVGBackend::new(&tmp, size), text)
+    let staged = Staged {
+        tmp,
+        path: path.to_path_buf(),
+        note: (!text).then(|| NO_FONT_NOTE.to_string()),
     };
-    let renamed = drawn
-        .map_err(|e| GlassboxError::Config(format!("drawing {}: {e}", path.display())))
-        .and_then(|()| {
-            crate::model::put_in_place(&tmp, path).map_err(|e| GlassboxError::io(path, e))
-        });
-    if renamed.is_err() {
-        let _ = std::fs::remove_file(&tmp);
+    let drawn = if ext == "png" {
+        figure.draw(BitMapBackend::new(&staged.tmp, size), text)
+    } else {
+        figure.draw(SVGBackend::new(&staged.tmp, size), text)
+    };
+    drawn.map_err(|e| GlassboxError::Config(format!("drawing {}: {e}", path.display())))?;
+    Ok(staged)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use plotters::prelude::*;
+
+    /// A figure that fills its area, or fails as a drawing can.
+    struct Filled(bool);
+
+    impl Figure for Filled {
+        fn draw<DB: DrawingBackend>(&self, backend: DB, _: bool) -> std::result::Result<(), String>
+        where
+            DB::ErrorType: 'static,
+        {
+            if !self.0 {
+                return Err("the figure failed".to_string());
+            }
+            let area = backend.into_drawing_area();
+            area.fill(&WHITE).map_err(|e| e.to_string())?;
+            area.present().map_err(|e| e.to_string())
+        }
     }
-    renamed?;
-    Ok((!text).then(|| NO_FONT_NOTE.to_string()))
+
+    fn files(dir: &Path) -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        names
+    }
+
+    #[test]
+    fn staged_plots_are_written_all_or_none() {
+        let dir = tempfile::tempdir().unwrap();
+        let (a, b) = (dir.path().join("a.png"), dir.path().join("b.svg"));
+        // The second fails: the first, drawn already, is never put in place.
+        let first = stage(&Filled(true), &a, (40, 30)).unwrap();
+        assert_eq!(files(dir.path()).len(), 1, "its temporary file");
+        let error = stage(&Filled(false), &b, (40, 30)).err().unwrap();
+        assert!(error.to_string().contains("b.svg"), "{error}");
+        drop(first);
+        assert!(files(dir.path()).is_empty(), "{:?}", files(dir.path()));
+        // Both drawn: both in place, no temporary file left.
+        let staged = [
+            stage(&Filled(true), &a, (40, 30)).unwrap(),
+            stage(&Filled(true), &b, (40, 30)).unwrap(),
+        ];
+        for plot in staged {
+            plot.put_in_place().unwrap();
+        }
+        assert_eq!(files(dir.path()), ["a.png", "b.svg"]);
+    }
 }
