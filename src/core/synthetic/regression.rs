@@ -69,18 +69,25 @@ pub struct Generator {
 }
 
 impl Generator {
-    /// `rows` rows from `seed`.
-    pub fn new(rows: usize, seed: u64) -> Self {
+    /// `rows` rows from `seed`; an error naming `--rows` when the machine cannot hold the
+    /// groups' shuffle (one byte a row).
+    pub fn new(rows: usize, seed: u64) -> std::result::Result<Self, String> {
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
-        let mut groups: Vec<u8> = (0..rows)
-            .map(|i| if i < rows.div_ceil(2) { 1 } else { 2 })
-            .collect();
+        let mut groups: Vec<u8> = Vec::new();
+        groups.try_reserve_exact(rows).map_err(|_| {
+            format!(
+                "--rows {rows}: the balanced groups' shuffle needs {} MB of memory, more than \
+                 could be reserved; ask for fewer rows",
+                rows / 1_048_576
+            )
+        })?;
+        groups.extend((0..rows).map(|i| if i < rows.div_ceil(2) { 1 } else { 2 }));
         groups.shuffle(&mut rng);
-        Generator {
+        Ok(Generator {
             rng,
             groups,
             next: 0,
-        }
+        })
     }
 
     /// The response of a row of `group` with features `x`, noise drawn from the stream.
@@ -113,12 +120,14 @@ impl Iterator for Generator {
     }
 }
 
-/// The data in memory: features (N x 25), response, group of every row.
+/// The data in memory: features (N x 25), response, group of every row. For the sizes a
+/// test or an example holds in memory (a size the machine cannot hold aborts).
 pub fn sample(rows: usize, seed: u64) -> (DMatrix<f64>, Vec<f64>, Vec<u8>) {
     let mut x = DMatrix::zeros(rows, FEATURES);
     let mut y = Vec::with_capacity(rows);
     let mut groups = Vec::with_capacity(rows);
-    for (i, row) in Generator::new(rows, seed).enumerate() {
+    let generator = Generator::new(rows, seed).unwrap_or_else(|m| panic!("{m}"));
+    for (i, row) in generator.enumerate() {
         for j in 0..FEATURES {
             x[(i, j)] = row.x[j];
         }
@@ -128,13 +137,13 @@ pub fn sample(rows: usize, seed: u64) -> (DMatrix<f64>, Vec<f64>, Vec<u8>) {
     (x, y, groups)
 }
 
-/// Writes `rows` rows from `seed` as CSV (header `x1,..,x25,target`, the response last) to
+/// Writes the rows of `generator` as CSV (header `x1,..,x25,target`, the response last) to
 /// `writer`.
-pub fn write_csv(rows: usize, seed: u64, writer: &mut dyn Write) -> std::io::Result<()> {
+pub fn write_csv(generator: Generator, writer: &mut dyn Write) -> std::io::Result<()> {
     let mut out = std::io::BufWriter::with_capacity(1 << 20, writer);
     let header: Vec<String> = (1..=FEATURES).map(|j| format!("x{j}")).collect();
     writeln!(out, "{},target", header.join(","))?;
-    for row in Generator::new(rows, seed) {
+    for row in generator {
         for v in &row.x {
             write!(out, "{v:.DECIMALS$},")?;
         }
@@ -152,8 +161,11 @@ pub fn generate_file(rows: usize, seed: u64, path: &Path, force: bool) -> Result
             "--rows must be at least 1".to_string(),
         ));
     }
+    // Made before the output file, so that a size the machine cannot hold leaves no file.
+    let generator = Generator::new(rows, seed)
+        .map_err(|m| GlassboxError::data(path.display().to_string(), m))?;
     super::check_output(path, force)?;
-    crate::model::write_atomically_with(path, |w| write_csv(rows, seed, w))
+    crate::model::write_atomically_with(path, |w| write_csv(generator, w))
 }
 
 #[cfg(test)]
@@ -221,9 +233,9 @@ mod tests {
         assert_eq!(a, sample(500, 3));
         assert_ne!(a.1, sample(500, 4).1);
         let mut first = Vec::new();
-        write_csv(500, 3, &mut first).unwrap();
+        write_csv(Generator::new(500, 3).unwrap(), &mut first).unwrap();
         let mut second = Vec::new();
-        write_csv(500, 3, &mut second).unwrap();
+        write_csv(Generator::new(500, 3).unwrap(), &mut second).unwrap();
         assert_eq!(first, second);
         let text = String::from_utf8(first).unwrap();
         let lines: Vec<&str> = text.lines().collect();
@@ -247,6 +259,14 @@ mod tests {
         assert_ne!(std::fs::read(&path).unwrap(), before);
         let e = generate_file(0, 1, &dir.path().join("t.csv"), false).unwrap_err();
         assert!(e.to_string().contains("--rows"), "{e}");
+        // More rows than memory holds: an error naming --rows, and no file, temporary or not.
+        let e = generate_file(usize::MAX / 2, 1, &dir.path().join("huge.csv"), false).unwrap_err();
+        assert!(
+            e.to_string().contains("--rows") && e.to_string().contains("memory"),
+            "{e}"
+        );
+        let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+        assert_eq!(left.len(), 1, "only s.csv: {left:?}");
         let e = generate_file(5, 1, &dir.path().join("no/such/dir.csv"), false).unwrap_err();
         assert!(e.to_string().contains("no/such"), "{e}");
         // No temporary file is left behind.

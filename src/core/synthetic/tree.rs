@@ -15,7 +15,8 @@
 //!   other classes drawn uniformly.
 //!
 //! The clean label is a function of x, so the Bayes classifier is the tree itself and the
-//! Bayes accuracy is exactly `1 - noise` (0.95 at the default 5%); [`SparseTreeData`] keeps
+//! Bayes accuracy is exactly `1 - noise` (0.95 at the default 5%), for a noise below
+//! `(classes - 1) / classes` (a higher one is refused); [`SparseTreeData`] keeps
 //! the clean labels so the accuracy of the Bayes rule on any rows can be measured too.
 //! Defaults (`SparseTreeSpec::default`): 1000 rows, p = 20, 3 relevant, depth 2, 3 classes,
 //! 5% noise.
@@ -77,6 +78,12 @@ impl SparseTreeSpec {
         if self.features == 0 {
             return Err("features must be at least 1".into());
         }
+        if self.rows.checked_mul(self.features).is_none() {
+            return Err(format!(
+                "rows x features ({} x {}) is more values than this machine can address",
+                self.rows, self.features
+            ));
+        }
         if self.relevant == 0 || self.relevant > self.features {
             return Err(format!(
                 "relevant must be between 1 and features ({}), got {}",
@@ -93,8 +100,15 @@ impl SparseTreeSpec {
                 self.classes
             ));
         }
-        if !(0.0..1.0).contains(&self.noise) {
-            return Err(format!("noise must be in [0, 1), got {}", self.noise));
+        // At (K - 1) / K a row keeps its tree's class no more often than it takes any
+        // other: beyond it the tree is no longer the Bayes rule.
+        let most = (self.classes - 1) as f64 / self.classes as f64;
+        if !(self.noise >= 0.0 && self.noise < most) {
+            return Err(format!(
+                "noise must be at least 0 and below (classes - 1) / classes = {most:.4} (where \
+                 the tree stops being the Bayes rule), got {}",
+                self.noise
+            ));
         }
         Ok(())
     }
@@ -159,7 +173,18 @@ pub fn sample(spec: &SparseTreeSpec) -> Result<SparseTreeData> {
             w
         })
         .collect();
-    let x = DMatrix::from_fn(n, p, |_, _| rng.random::<f64>());
+    // Column by column, as DMatrix::from_fn draws them, into memory reserved up front: a
+    // size the machine cannot hold is an error naming it, not an abort.
+    let mut values: Vec<f64> = Vec::new();
+    values.try_reserve_exact(n * p).map_err(|_| {
+        GlassboxError::Config(format!(
+            "sparse-tree generator: rows x features ({n} x {p}) needs {} MB of memory, more \
+             than could be reserved; ask for fewer rows",
+            n * p / 131_072
+        ))
+    })?;
+    values.extend((0..n * p).map(|_| rng.random::<f64>()));
+    let x = DMatrix::from_vec(n, p, values);
     // Thresholds level by level: the median of w_t . x over the rows at t.
     let mut node_of = vec![0usize; n];
     let mut thresholds = vec![0.0; branches];
@@ -316,6 +341,29 @@ mod tests {
                     ..spec.clone()
                 },
                 "noise",
+            ),
+            // 3 classes: at 2/3 the tree's class is no likelier than another.
+            (
+                SparseTreeSpec {
+                    noise: 2.0 / 3.0,
+                    ..spec.clone()
+                },
+                "noise",
+            ),
+            (
+                SparseTreeSpec {
+                    rows: usize::MAX / 4,
+                    ..spec.clone()
+                },
+                "rows x features",
+            ),
+            // A size that fits the address space but not memory: an error, not an abort.
+            (
+                SparseTreeSpec {
+                    rows: usize::MAX / 64,
+                    ..spec.clone()
+                },
+                "memory",
             ),
             (
                 SparseTreeSpec {
