@@ -531,6 +531,53 @@ fn model_file_from_another_formulation() {
 }
 
 #[test]
+fn a_warm_start_model_of_other_columns_is_refused() {
+    let s = Scratch::new();
+    let data = s.write("d.csv", classification_csv());
+    // The same rows with x1 and x2 swapped: the same number of columns, so each
+    // formulation's own check passed and TAO read the tree's x1 splits on x2.
+    let swapped: String = classification_csv()
+        .lines()
+        .map(|l| {
+            let f: Vec<&str> = l.split(',').collect();
+            format!("{},{},{},{}\n", f[1], f[0], f[2], f[3])
+        })
+        .collect();
+    let swapped = s.write("swapped.csv", swapped);
+    // TAO from a CART tree (a learner), logistic_l1 from its own model (an NLP).
+    for (fitted, formulation, solver) in [(CART, "name = \"tao\"", ""), (LOGISTIC, LOGISTIC, IPOPT)]
+    {
+        let (output, out) = s.run(&data, fitted, solver);
+        assert_success(&output, &out);
+        let model = s.path("model.json");
+        std::fs::rename(out.join("models/split-0.json"), &model).unwrap();
+        let model = model.to_str().unwrap();
+        for (k, file) in [&data, &swapped].into_iter().enumerate() {
+            let config = format!(
+                "[data]\npath = \"{file}\"\n[formulation]\n{formulation}\n{solver}\n\
+                 [multistart]\nwarm_start = \"{model}\"\n"
+            );
+            let config = s.write("warm.toml", config);
+            let out2 = s.path(&format!("out{k}"));
+            let output = glassbox(&["run", &config, "--out", out2.to_str().unwrap(), "--force"]);
+            if k == 0 {
+                assert_success(&output, &out2);
+                continue;
+            }
+            assert_error(
+                &output,
+                &out2,
+                &[
+                    "warm_start",
+                    "[x2, x1, color=green, color=red]",
+                    "same order",
+                ],
+            );
+        }
+    }
+}
+
+#[test]
 fn negative_time_limit_iteration_limit_or_lambda() {
     let s = Scratch::new();
     let data = s.write("d.csv", classification_csv());

@@ -70,6 +70,7 @@ where
         };
         self.0.check(self.0.is_regression(), features)?;
         self.start(config, data)?;
+        multistart::check_warm_columns(config, data)?;
         self.solver(config).map(|_| ())
     }
 

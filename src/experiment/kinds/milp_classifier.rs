@@ -110,7 +110,8 @@ where
         if let Some(name) = self.0.nlp_backend() {
             config.registry.nlp_solver(name, &SolveOptions::default())?;
         }
-        self.warm_model(config).map(|_| ())
+        self.warm_model(config)?;
+        multistart::check_warm_columns(config, data)
     }
 
     fn run(

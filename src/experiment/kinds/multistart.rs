@@ -10,7 +10,7 @@ use super::super::unit::{UnitCarry, UnitOut};
 use super::super::{ExperimentConfig, SolveRecord};
 use crate::data::MinMaxScaler;
 use crate::experiment::engine::SplitSpec;
-use crate::experiment::unit::EngineData;
+use crate::experiment::unit::{Encoded, EngineData};
 use crate::formulation::ModelFile;
 use crate::model::JsonValue;
 use crate::starts::{FoldStarts, GreedyStart, StartContext, StartKind};
@@ -636,6 +636,42 @@ pub(crate) fn warm_model<M>(
         Some(p) => Ok(Some(load(&config.resolve(p))?)),
         None => Ok(None),
     }
+}
+
+/// Checks that the saved model of `multistart.warm_start` was fitted on the columns of
+/// `data`: its encoded feature names, in the same order (a model that names none is not
+/// checked). The formulations' loaders check only the number of columns, so a file with its
+/// columns reordered or renamed would have had the model's splits read on other columns.
+pub(crate) fn check_warm_columns(config: &ExperimentConfig, data: &EngineData) -> Result<()> {
+    let Some(path) = &config.multistart.warm_start else {
+        return Ok(());
+    };
+    let path = config.resolve(path);
+    let text = std::fs::read_to_string(&path).map_err(|e| GlassboxError::io(&path, e))?;
+    let json: JsonValue = serde_json::from_str(&text)
+        .map_err(|e| GlassboxError::Config(format!("{}: {e}", path.display())))?;
+    let Some(saved) = json
+        .get("model")
+        .and_then(|m| m.get("feature_names"))
+        .and_then(JsonValue::as_array)
+    else {
+        return Ok(());
+    };
+    let saved: Vec<&str> = saved.iter().filter_map(JsonValue::as_str).collect();
+    let columns = match &data.encoded {
+        Encoded::Classification(d) => &d.feature_names,
+        Encoded::Regression(d) => &d.feature_names,
+    };
+    if saved.iter().copied().eq(columns.iter().map(String::as_str)) {
+        return Ok(());
+    }
+    Err(GlassboxError::Config(format!(
+        "{}: multistart.warm_start names a model fitted on the columns [{}], but the data's \
+         are [{}]: a model starts a run only on the same columns in the same order",
+        path.display(),
+        saved.join(", "),
+        columns.join(", ")
+    )))
 }
 
 /// The starts of an NLP multistart on `split` for a problem of `n` variables: a warm path's

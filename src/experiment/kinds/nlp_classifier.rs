@@ -200,7 +200,8 @@ where
         config
             .registry
             .nlp_solver(&config.solver.name, &config.solver.options)?;
-        self.warm_model(config).map(|_| ())
+        self.warm_model(config)?;
+        multistart::check_warm_columns(config, data)
     }
 
     fn run(
