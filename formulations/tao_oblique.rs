@@ -507,7 +507,10 @@ impl ObliqueTreeModel {
                 terms.join(" ")
             };
             (
-                format!("if {rule} <= {:.6}:", split.threshold),
+                format!(
+                    "if {rule} <= {}:",
+                    glassbox_core::diagram::number(split.threshold, 6)
+                ),
                 "else:".to_string(),
             )
         };

@@ -15,7 +15,7 @@ pub mod prune;
 pub mod tree;
 
 use glassbox_core::data::{ColumnEncoding, Encoding};
-use glassbox_core::diagram::{feature, DiagramNode, TreeDiagram};
+use glassbox_core::diagram::{feature, number, DiagramNode, TreeDiagram};
 use glassbox_core::formulation::{FormulationInfo, ParamSpec};
 use glassbox_core::learner::{HeuristicFit, HeuristicLearner, TrainingSet};
 use glassbox_core::model::{CheckedModel, Classifier, Regressor};
@@ -397,8 +397,8 @@ fn split_texts(encoding: &Encoding, names: &[String]) -> Box<SplitTexts> {
         }
         let name = names.get(j).map_or("?", |s| s.as_str());
         (
-            format!("{name} <= {threshold:.6}"),
-            format!("{name} > {threshold:.6}"),
+            format!("{name} <= {}", number(threshold, 6)),
+            format!("{name} > {}", number(threshold, 6)),
         )
     })
 }
@@ -462,9 +462,9 @@ pub fn axis_tree_diagram(model: &TreeModel) -> TreeDiagram {
                 lines: vec![
                     format!("node {t} ({} rows)", node.n_samples),
                     format!(
-                        "{} <= {:.4}",
+                        "{} <= {}",
                         feature(&model.feature_names, b.split.feature),
-                        b.split.threshold
+                        number(b.split.threshold, 4)
                     ),
                 ],
                 children: Some((b.left, b.right)),

@@ -273,6 +273,19 @@ pub fn complete_tree(
     }
 }
 
+/// `x` with `decimals` decimals where that shows at least three significant digits and
+/// stays short (|x| from 10^(2 - decimals) to below 10^7, or 0), else in exponent form
+/// with `decimals` decimals: a threshold of 2.5e-7 printed as 0.000000, or one of 1e300 as
+/// 301 digits, told the reader nothing.
+pub fn number(x: f64, decimals: usize) -> String {
+    let small = 10f64.powi(2 - decimals as i32);
+    if x == 0.0 || !x.is_finite() || (x.abs() >= small && x.abs() < 1e7) {
+        format!("{x:.decimals$}")
+    } else {
+        format!("{x:.decimals$e}")
+    }
+}
+
 /// The name of feature `j`, or `x{j}` when the model has no name for it.
 pub fn feature(names: &[String], j: usize) -> String {
     names.get(j).cloned().unwrap_or_else(|| format!("x{j}"))
@@ -289,4 +302,20 @@ pub fn nonzero_terms(
         .filter(|&j| a[(j, t)].abs() > SPARSITY_TOLERANCE)
         .map(|j| (feature(names, j), w[(j, t)], a[(j, t)]))
         .collect()
+}
+
+#[cfg(test)]
+mod number_tests {
+    use super::number;
+
+    #[test]
+    fn numbers_keep_their_digits_at_every_scale() {
+        assert_eq!(number(2.45, 6), "2.450000");
+        assert_eq!(number(-1234.5, 4), "-1234.5000");
+        assert_eq!(number(0.0, 6), "0.000000");
+        assert_eq!(number(0.0001, 6), "0.000100");
+        assert_eq!(number(2.5e-7, 6), "2.500000e-7");
+        assert_eq!(number(1.55e300, 4), "1.5500e300");
+        assert_eq!(number(0.005, 4), "5.0000e-3");
+    }
 }
