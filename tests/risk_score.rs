@@ -663,3 +663,338 @@ fn cli_runs_shows_and_predicts_a_risk_score() {
         assert!(text.contains("auc "), "{text}");
     }
 }
+
+// ---------------------------------------------------------------------------------------
+// Fixed defects: thresholds near f64::MAX, constant ORS features, epsilon past every gap,
+// huge score sets, epsilon on ORS.
+
+/// `readable_between` as it was, `0.5 * (low + high)`: the reference for ordinary values.
+fn readable_between_before(low: f64, high: f64) -> f64 {
+    let mid = 0.5 * (low + high);
+    let slack = 0.25 * (high - low);
+    if slack.is_nan() || slack <= 0.0 || !mid.is_finite() {
+        return mid;
+    }
+    for digits in -6i32..=12 {
+        let unit = 10f64.powi(-digits);
+        let candidate = (mid / unit).round() * unit;
+        let candidate: f64 = format!("{candidate:.prec$}", prec = digits.max(0) as usize)
+            .parse()
+            .unwrap_or(mid);
+        if (candidate - mid).abs() <= slack && candidate > low && candidate < high {
+            return candidate;
+        }
+    }
+    mid
+}
+
+/// A threshold between two values near f64::MAX (whose sum overflows) is finite and between
+/// them, the ordinary ones are bit-identical to before, and the CLI's OGRS model of such
+/// data is saved, shown and predicts.
+#[test]
+fn a_threshold_between_values_near_f64_max_is_saved_and_loads() {
+    use risk_score::card::readable_between;
+    for (low, high) in [
+        (1.6e308, 1.7e308),
+        (1.4e308, 1.5e308),
+        (f64::MAX / 2.0, f64::MAX),
+        (-1.7e308, 1.7e308),
+        (-f64::MAX, f64::MAX),
+        (-1.7e308, -1.6e308),
+    ] {
+        let t = readable_between(low, high);
+        assert!(t.is_finite() && low < t && t < high, "{low} {high}: {t}");
+    }
+    let mut rng = ChaCha8Rng::seed_from_u64(7);
+    for k in 0..20_000 {
+        let scale = 10f64.powi(rng.random_range(-12..12));
+        let low = (rng.random::<f64>() - 0.5) * scale;
+        let high = if k % 3 == 0 {
+            f64::from_bits(low.to_bits() + 1)
+        } else {
+            low + rng.random::<f64>() * scale
+        };
+        let (a, b) = (
+            readable_between(low, high),
+            readable_between_before(low, high),
+        );
+        assert_eq!(a.to_bits(), b.to_bits(), "{low} {high}: {a} vs {b}");
+    }
+
+    let dir = tempfile::tempdir().unwrap();
+    let mut text = String::from("a,b,target\n");
+    for i in 0..8 {
+        let a = ["1.7e308", "1.6e308", "1.5e308", "1.4e308"][i % 4];
+        text.push_str(&format!("{a},{},{}\n", i + 1, ["x", "y"][i % 2]));
+    }
+    let csv = dir.path().join("huge.csv");
+    std::fs::write(&csv, text).unwrap();
+    let config = dir.path().join("config.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "[data]\npath = \"{}\"\n[split]\ntest_fraction = 0.25\nrepeats = 1\nseed = 1\n\
+             [formulation]\nname = \"ogrs\"\nrules = 2\n\
+             [solver]\nname = \"highs\"\ntime_limit = 4.0\nthreads = 1\n",
+            csv.display()
+        ),
+    )
+    .unwrap();
+    let out = dir.path().join("out");
+    let output = glassbox(&[
+        "run",
+        config.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--force",
+    ]);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let model = out.join("models/split-0.json");
+    let saved = std::fs::read_to_string(&model).unwrap();
+    assert!(!saved.contains("\"threshold\": null"), "{saved}");
+    let show = glassbox(&["show", model.to_str().unwrap()]);
+    assert!(
+        show.status.success(),
+        "{}",
+        String::from_utf8_lossy(&show.stderr)
+    );
+    let predict = glassbox(&["predict", model.to_str().unwrap(), csv.to_str().unwrap()]);
+    assert!(
+        predict.status.success(),
+        "{}",
+        String::from_utf8_lossy(&predict.stderr)
+    );
+}
+
+/// ORS gives no points to a feature that is 0 on every training row: its points change no
+/// training row's loss, so whatever the solver left there must not reach the card.
+#[test]
+fn ors_gives_no_points_to_a_feature_constant_on_the_training_rows() {
+    // The rule on feature 1 holds on no row (all 0): dropped; the one on feature 0 kept.
+    let x = DMatrix::from_row_slice(4, 2, &[0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0, 0.0]);
+    let scaler = glassbox::data::MinMaxScaler::fit(&x);
+    let score = risk_score::ScaledScore {
+        rules: vec![
+            risk_score::ScaledRule {
+                feature: 0,
+                threshold: 0.5,
+                points: 2,
+            },
+            risk_score::ScaledRule {
+                feature: 1,
+                threshold: 0.5,
+                points: -5,
+            },
+        ],
+        intercept: -1.0,
+    };
+    let model = risk_score::to_model(
+        "ors",
+        &score,
+        &scaler.transform(&x),
+        &x,
+        &scaler,
+        classes(),
+        encoding(2),
+    )
+    .unwrap();
+    assert_eq!(model.rules.len(), 1, "{}", model.card());
+    assert_eq!((model.rules[0].feature, model.rules[0].points), (0, 2));
+    // A stump binarizes a constant feature at +infinity: no rule, no infinite threshold.
+    let stump = risk_score::to_model(
+        "ors",
+        &risk_score::ScaledScore {
+            rules: vec![risk_score::ScaledRule {
+                feature: 1,
+                threshold: f64::INFINITY,
+                points: 3,
+            }],
+            intercept: 0.0,
+        },
+        &scaler.transform(&x),
+        &x,
+        &scaler,
+        classes(),
+        encoding(2),
+    )
+    .unwrap();
+    assert!(stump.rules.is_empty(), "{}", stump.card());
+
+    // The repro: ORS without warm start on a, b (b all 0) predicts the test rows with b = 1
+    // as those with b = 0.
+    let train = DMatrix::from_row_slice(
+        8,
+        2,
+        &[
+            0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 1.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0, 0.0,
+        ],
+    );
+    let y = vec![0, 0, 0, 1, 1, 0, 1, 1];
+    let config = RiskScoreConfig {
+        kind: Kind::Ors,
+        rules: 2,
+        warm_start: false,
+        ..RiskScoreConfig::default()
+    };
+    for solver in solvers() {
+        let fit = risk_score::fit(
+            &config,
+            solver.as_ref(),
+            &exact(),
+            &train,
+            &y,
+            classes(),
+            encoding(2),
+        )
+        .unwrap();
+        let model = fit.model.unwrap();
+        assert!(
+            model.rules.iter().all(|r| r.feature == 0),
+            "{}: {}",
+            solver.name(),
+            model.card()
+        );
+        let test = DMatrix::from_row_slice(4, 2, &[0.0, 1.0, 1.0, 1.0, 0.0, 0.0, 1.0, 0.0]);
+        let risks = model.risks(&test);
+        assert_eq!(
+            (risks[0], risks[1]),
+            (risks[2], risks[3]),
+            "{}",
+            model.card()
+        );
+    }
+}
+
+/// OGRS with an epsilon above every feature's gap cannot split: an error naming epsilon
+/// (and the epsilon that would do), not an "infeasible" run of NaN metrics.
+#[test]
+fn ogrs_with_epsilon_above_every_gap_says_so() {
+    let (x, y) = tiny_continuous(40, 11);
+    let solver = registry::milp_solver("highs", &SolveOptions::default()).unwrap();
+    let config = RiskScoreConfig {
+        kind: Kind::Ogrs,
+        rules: 2,
+        epsilon: 0.49,
+        ..RiskScoreConfig::default()
+    };
+    let Err(e) = risk_score::fit(
+        &config,
+        solver.as_ref(),
+        &exact(),
+        &x,
+        &y,
+        classes(),
+        encoding(3),
+    ) else {
+        panic!("OGRS with epsilon 0.49 fitted");
+    };
+    let e = e.to_string();
+    assert!(
+        e.contains("epsilon = 0.49") && e.contains("set epsilon <= "),
+        "{e}"
+    );
+    // The epsilon it names lets the rules split.
+    let needed: f64 = e
+        .split("set epsilon <= ")
+        .nth(1)
+        .unwrap()
+        .split(|c: char| c == ',' || c.is_whitespace())
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    let fit = risk_score::fit(
+        &RiskScoreConfig {
+            epsilon: needed,
+            ..config
+        },
+        solver.as_ref(),
+        &exact(),
+        &x,
+        &y,
+        classes(),
+        encoding(3),
+    )
+    .unwrap();
+    assert!(fit.model.is_some(), "{:?}", fit.result.status);
+}
+
+/// The enumerated warm-start step keeps its deadline on a score set of 2 * 10^9 points
+/// (both loops end), and the config check refuses such a score set, naming its keys.
+#[test]
+fn a_huge_score_set_keeps_the_deadline_and_is_refused() {
+    let (x, y) = tiny_binary();
+    let yy = pm(&y);
+    let data = BinaryData::new(&x, &y, Binarize::None);
+    let cuts = step::ors_cuts(&data);
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let started = std::time::Instant::now();
+        let found = step::best_rule(
+            &cuts,
+            &[],
+            &yy,
+            &[0.0; 40],
+            ScoreSet {
+                min: -1e9,
+                max: 1e9,
+            },
+            TangentSet::V3,
+            Some(started + std::time::Duration::from_millis(200)),
+        );
+        let _ = tx.send((found.is_some(), started.elapsed().as_secs_f64()));
+    });
+    let (found, seconds) = rx
+        .recv_timeout(std::time::Duration::from_secs(20))
+        .expect("best_rule keeps its 0.2 s deadline");
+    assert!(found && seconds < 5.0, "{seconds} s");
+
+    let config = RiskScoreConfig {
+        score_min: -1_000_000_000,
+        score_max: 1_000_000_000,
+        ..RiskScoreConfig::default()
+    };
+    let e = config.check(2).unwrap_err().to_string();
+    assert!(e.contains("score_min") && e.contains("score_max"), "{e}");
+    let wide = RiskScoreConfig {
+        score_min: i64::MIN,
+        score_max: i64::MAX,
+        ..RiskScoreConfig::default()
+    };
+    assert!(wide.check(2).is_err());
+    let fine = RiskScoreConfig {
+        score_min: -20_000,
+        score_max: 20_000,
+        ..RiskScoreConfig::default()
+    };
+    fine.check(2).unwrap();
+}
+
+/// epsilon is an OGRS parameter: ORS refuses a non-default one, naming it.
+#[test]
+fn ors_refuses_epsilon() {
+    let ors = RiskScoreConfig {
+        kind: Kind::Ors,
+        epsilon: 0.3,
+        ..RiskScoreConfig::default()
+    };
+    let e = ors.check(2).unwrap_err().to_string();
+    assert!(e.contains("epsilon") && e.contains("OGRS"), "{e}");
+    RiskScoreConfig {
+        kind: Kind::Ors,
+        ..RiskScoreConfig::default()
+    }
+    .check(2)
+    .unwrap();
+    RiskScoreConfig {
+        epsilon: 0.3,
+        ..RiskScoreConfig::default()
+    }
+    .check(2)
+    .unwrap();
+    assert_fails("name = \"ors\"\nepsilon = 0.3", 2, &["epsilon", "OGRS"]);
+}

@@ -300,10 +300,25 @@ impl Classifier for RiskScoreModel {
 }
 
 /// The shortest decimal number in the middle half of `(low, high)` (for a threshold
-/// between two training values that a person can read and type), or the midpoint.
+/// between two training values that a person can read and type), or the midpoint. Finite
+/// for finite `low` and `high`, even near `f64::MAX`, where `low + high` overflows.
 pub fn readable_between(low: f64, high: f64) -> f64 {
-    let mid = 0.5 * (low + high);
-    let slack = 0.25 * (high - low);
+    // `0.5 * (low + high)` is exact halving of the rounded sum, and so is `0.5 * low + 0.5
+    // * high` (halving commutes with rounding) except for subnormal halves: the sum is kept
+    // wherever it is finite, so every ordinary threshold stays bit-identical, and the halves
+    // are added only where the sum overflows. The same for the slack's difference.
+    let sum = low + high;
+    let mid = if sum.is_finite() {
+        0.5 * sum
+    } else {
+        0.5 * low + 0.5 * high
+    };
+    let gap = high - low;
+    let slack = if gap.is_finite() {
+        0.25 * gap
+    } else {
+        0.25 * high - 0.25 * low
+    };
     if slack.is_nan() || slack <= 0.0 || !mid.is_finite() {
         return mid;
     }

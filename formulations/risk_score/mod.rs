@@ -256,6 +256,26 @@ impl RiskScoreConfig {
                 self.score_min, self.score_max
             ));
         }
+        // The warm start enumerates every score of A, the MILPs' big-M is max |s| and a saved
+        // card's |points| may sum to at most MAX_TOTAL_POINTS: a wider A cannot be worked
+        // with (nor a card of such points read back).
+        let width = i128::from(self.score_max) - i128::from(self.score_min);
+        if width > i128::from(card::MAX_TOTAL_POINTS) {
+            return bad(format!(
+                "the score set score_min..score_max is too wide: score_max - score_min must be \
+                 at most {}, got {}..{}",
+                card::MAX_TOTAL_POINTS,
+                self.score_min,
+                self.score_max
+            ));
+        }
+        if self.kind == Kind::Ors && self.epsilon != RiskScoreConfig::default().epsilon {
+            return bad(format!(
+                "epsilon is an OGRS option (the gap of a rule's threshold); ORS's features are \
+                 binary: leave epsilon out, got {}",
+                self.epsilon
+            ));
+        }
         if !(self.epsilon > 0.0 && self.epsilon < 0.5) {
             return bad(format!(
                 "epsilon must be in (0, 0.5) (scaled units), got {}",
@@ -278,23 +298,62 @@ impl RiskScoreConfig {
     /// OGRS's rules each split the rows on a feature of their own ((4.16c)-(4.16i)), so the
     /// MILP is infeasible with fewer varying features in `x` than rules: said here, where
     /// the backend could only say "infeasible".
+    /// A split must also leave values at least `epsilon` apart on its two sides ((4.16f-g),
+    /// on the features scaled on these rows): only features with such a gap count, the
+    /// allowed cuts of [`step::ogrs_cuts`].
     fn check_varying(&self, x: &DMatrix<f64>) -> Result<()> {
         let varying = x
             .column_iter()
             .filter(|c| c.iter().any(|v| *v != c[0]))
             .count();
         let rules = self.rules_for(x.ncols());
+        let remedy = |k: usize| match k {
+            0 => String::new(),
+            k => format!("set rules <= {k}, or "),
+        };
         if varying < rules {
-            let remedy = match varying {
-                0 => String::new(),
-                k => format!("set rules <= {k}, or "),
-            };
             return Err(GlassboxError::formulation(
                 OGRS,
                 format!(
                     "OGRS's {rules} rules each split the rows on a feature of their own \
                      (thesis (4.16c)-(4.16i)), but {varying} feature(s) vary on these rows: \
-                     {remedy}use the formulation \"ors\""
+                     {}use the formulation \"ors\"",
+                    remedy(varying)
+                ),
+            ));
+        }
+        let scaled = MinMaxScaler::fit(x).transform(x);
+        let data = RiskScoreData {
+            x: scaled,
+            y: Vec::new(),
+            binary: Vec::new(),
+        };
+        let cuts = step::ogrs_cuts(&data, self.epsilon);
+        let splittable = cuts.iter().filter(|c| !c.cuts.is_empty()).count();
+        if splittable < rules {
+            // The epsilon that lets `rules` features split: the `rules`-th largest of the
+            // features' widest gaps between consecutive values (scaled units).
+            let mut widest: Vec<f64> = cuts
+                .iter()
+                .map(|c| {
+                    c.order
+                        .windows(2)
+                        .map(|w| data.x[(w[1], c.feature)] - data.x[(w[0], c.feature)])
+                        .fold(0.0, f64::max)
+                })
+                .collect();
+            widest.sort_by(|a, b| b.total_cmp(a));
+            let needed = widest[rules - 1];
+            return Err(GlassboxError::formulation(
+                OGRS,
+                format!(
+                    "OGRS's {rules} rules each split the rows on a feature of their own, with \
+                     values at least epsilon = {} apart (scaled units) on the two sides \
+                     (thesis (4.16f)-(4.16g)), but {splittable} of the {varying} varying \
+                     feature(s) have two such values on these rows: set epsilon <= {needed}, \
+                     or {}use the formulation \"ors\"",
+                    self.epsilon,
+                    remedy(splittable)
                 ),
             ));
         }
@@ -611,11 +670,20 @@ pub fn fit(
         milp,
         &options.with_warm_start(mip_start.map(WarmStart::primal)),
     )?;
-    let model =
-        (result.status.has_solution() && result.primal.len() == milp.num_columns()).then(|| {
-            let score = problem.decode(&result.primal);
-            to_model(config.name(), &score, &x, x_raw, &scaler, classes, encoding)
-        });
+    let model = if result.status.has_solution() && result.primal.len() == milp.num_columns() {
+        let score = problem.decode(&result.primal);
+        Some(to_model(
+            config.name(),
+            &score,
+            &x,
+            x_raw,
+            &scaler,
+            classes,
+            encoding,
+        )?)
+    } else {
+        None
+    };
     Ok(RiskScoreFit {
         model,
         size: (milp.num_columns(), milp.num_rows(), milp.num_integers()),
@@ -628,7 +696,9 @@ pub fn fit(
 /// The score card of `score` (rules on scaled training features `x`) in the user's units:
 /// each threshold is a readable number between the largest raw training value below it and
 /// the smallest at or above it (so the training rows satisfy the same rules), rules of 0
-/// points left out.
+/// points left out, and so are rules that hold on no training row. An error where a
+/// threshold would not be a finite number (a model file stores it as `null`, and could not
+/// be read back).
 pub fn to_model(
     formulation: &str,
     score: &ScaledScore,
@@ -637,46 +707,61 @@ pub fn to_model(
     scaler: &MinMaxScaler,
     classes: Vec<String>,
     encoding: Encoding,
-) -> RiskScoreModel {
+) -> Result<RiskScoreModel> {
     let names = encoding.feature_names();
-    let rules = score
-        .rules
-        .iter()
-        .filter(|r| r.points != 0)
-        .map(|r| {
-            let j = r.feature;
-            let (mut below, mut above) = (f64::NEG_INFINITY, f64::INFINITY);
-            let mut distinct: Vec<f64> = x_raw.column(j).iter().copied().collect();
-            distinct.sort_by(f64::total_cmp);
-            distinct.dedup();
-            for i in 0..x.nrows() {
-                if x[(i, j)] >= r.threshold {
-                    above = above.min(x_raw[(i, j)]);
-                } else {
-                    below = below.max(x_raw[(i, j)]);
-                }
-            }
-            let splits = below.is_finite() && above.is_finite();
-            let threshold = if splits {
-                card::readable_between(below, above)
+    let mut rules = Vec::new();
+    for r in score.rules.iter().filter(|r| r.points != 0) {
+        let j = r.feature;
+        let (mut below, mut above) = (f64::NEG_INFINITY, f64::INFINITY);
+        let mut distinct: Vec<f64> = x_raw.column(j).iter().copied().collect();
+        distinct.sort_by(f64::total_cmp);
+        distinct.dedup();
+        for i in 0..x.nrows() {
+            if x[(i, j)] >= r.threshold {
+                above = above.min(x_raw[(i, j)]);
             } else {
-                scaler.min[j] + r.threshold * scaler.scale_of(j)
-            };
-            Rule {
-                feature: j,
-                name: names.get(j).cloned().unwrap_or_else(|| format!("x{j}")),
-                threshold,
-                direction: Direction::AtLeast,
-                points: r.points,
-                two_values: (splits && distinct.len() == 2).then(|| (distinct[0], distinct[1])),
+                below = below.max(x_raw[(i, j)]);
             }
-        })
-        .collect();
-    RiskScoreModel {
+        }
+        // A rule that holds on no training row (ORS on a feature that is all 0 on these
+        // rows, e.g. a constant column) adds its points to no row of the MILP's loss, so its
+        // points are whatever the solver left there and mean nothing: dropped here, as a rule
+        // of 0 points is. The MILP itself is left as it is (every other problem, solve and
+        // result stays bit-identical) and so are the training rows' scores; only rows that
+        // the training data never showed no longer get the arbitrary points.
+        if above == f64::INFINITY {
+            continue;
+        }
+        let name = names.get(j).cloned().unwrap_or_else(|| format!("x{j}"));
+        let splits = below.is_finite() && above.is_finite();
+        let threshold = if splits {
+            card::readable_between(below, above)
+        } else {
+            scaler.min[j] + r.threshold * scaler.scale_of(j)
+        };
+        if !threshold.is_finite() {
+            return Err(GlassboxError::formulation(
+                formulation,
+                format!(
+                    "the rule on '{name}' has no finite threshold ({threshold}, between the \
+                     training values {below} and {above}): the model could not be saved"
+                ),
+            ));
+        }
+        rules.push(Rule {
+            feature: j,
+            name,
+            threshold,
+            direction: Direction::AtLeast,
+            points: r.points,
+            two_values: (splits && distinct.len() == 2).then(|| (distinct[0], distinct[1])),
+        });
+    }
+    Ok(RiskScoreModel {
         formulation: formulation.to_string(),
         rules,
         intercept: score.intercept,
         classes,
         encoding,
-    }
+    })
 }

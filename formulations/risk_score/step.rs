@@ -114,7 +114,12 @@ pub fn best_rule(
     // Points 0 first: the rule that changes nothing is always an answer.
     let order =
         std::iter::once(0).chain((scores.min as i64..=scores.max as i64).filter(|&s| s != 0));
-    for s in order {
+    // Past the deadline both loops end: the points too (a score set of 10^9 points would
+    // otherwise keep building and sorting the breakpoints of every one of them).
+    'points: for s in order {
+        if evaluated && deadline_passed(deadline) {
+            break;
+        }
         let points = s as f64;
         let mut betas: Vec<f64> = Vec::with_capacity(2 * n * kinks.len());
         for i in 0..n {
@@ -130,7 +135,7 @@ pub fn best_rule(
         for &beta in &betas {
             // The first beta (points 0) always runs, so there is an answer.
             if evaluated && deadline_passed(deadline) {
-                break;
+                break 'points;
             }
             evaluated = true;
             for i in 0..n {
