@@ -172,7 +172,8 @@ fn plan(protocol: &Protocol, base: &ExperimentConfig, data: &EngineData) -> Resu
             let mut out = Vec::new();
             for rep in 0..base.split.repeats {
                 let s = seed + rep as u64;
-                for (f, part) in data::stratified_kfold(y, *folds, s)?
+                for (f, part) in data::stratified_kfold(y, *folds, s)
+                    .map_err(|e| about(&base.file, "split.folds", e))?
                     .into_iter()
                     .enumerate()
                 {
@@ -187,7 +188,8 @@ fn plan(protocol: &Protocol, base: &ExperimentConfig, data: &EngineData) -> Resu
         Protocol::Nested {
             folds, inner_folds, ..
         } => {
-            let outer = data::stratified_kfold(y, *folds, seed)?;
+            let outer = data::stratified_kfold(y, *folds, seed)
+                .map_err(|e| about(&base.file, "split.folds", e))?;
             let mut out: Vec<SplitSpec> = outer
                 .iter()
                 .enumerate()
@@ -199,7 +201,14 @@ fn plan(protocol: &Protocol, base: &ExperimentConfig, data: &EngineData) -> Resu
             for (o, (outer_train, _)) in outer.iter().enumerate() {
                 let y_outer: Vec<usize> = outer_train.iter().map(|&i| y[i]).collect();
                 let s = seed + 1 + o as u64;
-                for (i, (tr, te)) in data::stratified_kfold(&y_outer, *inner_folds, s)?
+                for (i, (tr, te)) in data::stratified_kfold(&y_outer, *inner_folds, s)
+                    .map_err(|e| {
+                        about(
+                            &base.file,
+                            &format!("split.inner_folds (outer fold {o}'s training rows)"),
+                            e,
+                        )
+                    })?
                     .into_iter()
                     .enumerate()
                 {
@@ -923,4 +932,9 @@ fn manifest_axes(axes: &[super::grid::Axis]) -> Vec<(String, Vec<serde_json::Val
             )
         })
         .collect()
+}
+
+/// `error` of splitting the rows, with the config file and the key that asked for it.
+fn about(file: &std::path::Path, key: &str, error: GlassboxError) -> GlassboxError {
+    GlassboxError::Config(format!("{}: {key}: {error}", file.display()))
 }

@@ -17,6 +17,7 @@ use crate::registry::Registry;
 use crate::{GlassboxError, Result};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -804,12 +805,48 @@ fn take_formulation_axes(
             values,
         });
     }
+    check_axes(&axes, &formulation)?;
     if let Some(toml::Value::Table(f)) = doc.get_mut("formulation") {
         for a in &axes {
             f.remove(&a.key);
         }
     }
     Ok(axes)
+}
+
+/// Refuses an axis that lists a value twice (two cells of one setting: `fingerprint` would
+/// no longer be one per line), and an axis on a parameter that another key overrides
+/// (`lambda_local` beside `lambda_local_log2` or `_fraction`: every cell would run the
+/// overriding value).
+fn check_axes(axes: &[Axis], formulation: &toml::Table) -> std::result::Result<(), String> {
+    // Numbers by value (1 and 1.0 are one setting), anything else by its text.
+    let canonical = |v: &toml::Value| match v {
+        toml::Value::Integer(i) => format!("{}", *i as f64),
+        toml::Value::Float(x) => format!("{x}"),
+        other => other.to_string(),
+    };
+    for axis in axes {
+        let mut seen = BTreeSet::new();
+        for v in &axis.values {
+            if !seen.insert(canonical(v)) {
+                return Err(format!(
+                    "{}: the value {v} is listed twice; each value of an axis is one cell",
+                    axis.key
+                ));
+            }
+        }
+        for suffix in ["_log2", "_fraction"] {
+            let overriding = format!("{}{suffix}", axis.key);
+            if formulation.contains_key(&overriding) || axes.iter().any(|a| a.key == overriding) {
+                return Err(format!(
+                    "{0} is an axis, but {overriding} overrides {0}: every cell would run \
+                     {overriding}'s value; sweep one of them",
+                    axis.key
+                ));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// The keys of `[formulation]` (or of each `[[formulation]]` table) in the order the text
@@ -892,7 +929,8 @@ fn expand_range(key: &str, t: &toml::Table) -> std::result::Result<Vec<toml::Val
             _ => toml::Value::Float(f + s * i as f64),
         })
         .collect();
-    if zero_first {
+    // A range from 0 has its zero already (a log2 range's zero is 2^-inf, never in it).
+    if zero_first && (key.ends_with("_log2") || as_f(&values[0]) != 0.0) {
         values.insert(
             0,
             if key.ends_with("_log2") {
@@ -1119,6 +1157,14 @@ name = "ipopt"
                 "unknown key 'by'",
             ),
             ("depth = [\"a\", \"b\"]", "depth"),
+            // Two cells of one setting.
+            ("lambda_global = [2, 2]", "the value 2 is listed twice"),
+            ("lambda_local = [0, 0.0]", "listed twice"),
+            // An axis that another key overrides does nothing.
+            (
+                "lambda_local_log2 = -3\nlambda_local = [0.0, 0.5]",
+                "lambda_local_log2 overrides lambda_local",
+            ),
         ];
         for (line, want) in cases {
             let text = BASE.replace(
@@ -1130,6 +1176,13 @@ name = "ipopt"
                 .to_string();
             assert!(e.contains(want), "{e}");
         }
+        // A range from 0 has its zero: zero_first adds none (a log2 range's zero is -inf).
+        let text = BASE.replace(
+            "lambda_local_log2 = { from = -2, to = 0, zero_first = true }",
+            "lambda_local = { from = 0.0, to = 0.1, step = 0.1, zero_first = true }",
+        );
+        let grid = Experiment::parse(Path::new("x.toml"), &text).unwrap();
+        assert_eq!(grid.cells.len(), 2 * 2, "{:?}", grid.cells.len());
         let text = BASE.replace("depth = 1", "depth = [1, 2]") + "[experiment]\nwarm_path = true\n";
         let e = Experiment::parse(Path::new("x.toml"), &text)
             .unwrap_err()
