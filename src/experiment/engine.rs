@@ -936,5 +936,9 @@ fn manifest_axes(axes: &[super::grid::Axis]) -> Vec<(String, Vec<serde_json::Val
 
 /// `error` of splitting the rows, with the config file and the key that asked for it.
 fn about(file: &std::path::Path, key: &str, error: GlassboxError) -> GlassboxError {
-    GlassboxError::Config(format!("{}: {key}: {error}", file.display()))
+    let message = match error {
+        GlassboxError::Config(m) => m,
+        other => other.to_string(),
+    };
+    GlassboxError::Config(format!("{}: {key}: {message}", file.display()))
 }
