@@ -28,6 +28,9 @@ use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
 use std::path::Path;
 
+/// The most trees a forest (or TMO's population) may have: far beyond what any fit needs,
+/// and below sizes whose bookkeeping alone would exhaust memory (10^12 aborted the process).
+pub const MAX_TREES: usize = 1_000_000;
 /// The name configs and saved models use.
 pub const NAME: &str = "forest";
 
@@ -177,10 +180,10 @@ impl ForestConfig {
         self.cart()
             .check(regression)
             .map_err(|e| GlassboxError::formulation(NAME, e.to_string()))?;
-        if self.n_trees == 0 {
+        if self.n_trees == 0 || self.n_trees > MAX_TREES {
             return Err(GlassboxError::formulation(
                 NAME,
-                "n_trees must be at least 1",
+                format!("n_trees must be 1 to {MAX_TREES}, got {}", self.n_trees),
             ));
         }
         self.max_features(regression).resolve(p).map(|_| ())

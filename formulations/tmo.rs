@@ -358,9 +358,10 @@ impl TmoConfig {
         if self.depth == 0 || self.depth > 12 {
             return err(format!("depth must be in 1..=12, got {}", self.depth));
         }
-        if self.n_trees < 2 {
+        if self.n_trees < 2 || self.n_trees > crate::forest::MAX_TREES {
             return err(format!(
-                "n_trees must be at least 2 (a partner is drawn among the others), got {}",
+                "n_trees must be 2 (a partner is drawn among the others) to {}, got {}",
+                crate::forest::MAX_TREES,
                 self.n_trees
             ));
         }

@@ -578,6 +578,25 @@ fn a_warm_start_model_of_other_columns_is_refused() {
 }
 
 #[test]
+fn a_forest_too_large_to_hold_is_refused() {
+    // 10^12 trees aborted the process on their bookkeeping's allocation.
+    let s = Scratch::new();
+    let data = s.write("d.csv", classification_csv());
+    for formulation in ["name = \"forest\"", "name = \"tmo\"\ndepth = 1"] {
+        let (output, out) = s.run(
+            &data,
+            &format!("{formulation}\nn_trees = 1000000000000"),
+            "",
+        );
+        assert_error(
+            &output,
+            &out,
+            &["n_trees must be", "1000000", "got 1000000000000"],
+        );
+    }
+}
+
+#[test]
 fn negative_time_limit_iteration_limit_or_lambda() {
     let s = Scratch::new();
     let data = s.write("d.csv", classification_csv());
