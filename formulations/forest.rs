@@ -197,17 +197,17 @@ impl ForestConfig {
 
     /// Grows the forest's trees on the rows of `x` (see the module comment).
     pub fn fit_trees(&self, x: &DMatrix<f64>, targets: Targets<'_>) -> Result<Vec<AxisTree>> {
-        self.fit_trees_until(x, targets, None)
+        self.fit_trees_until(x, targets, || false)
     }
 
-    /// [`Self::fit_trees`], skipping every tree but the first not yet started once `stop` is
-    /// requested: the trees grown, in order (fewer than `n_trees` if the request came in
-    /// time, never none).
+    /// [`Self::fit_trees`], skipping every tree but the first not yet started once `stop()`
+    /// says so (a stop request, a time limit): the trees grown, in order (fewer than
+    /// `n_trees` if it said so in time, never none).
     pub fn fit_trees_until(
         &self,
         x: &DMatrix<f64>,
         targets: Targets<'_>,
-        stop: Option<&Interrupt>,
+        stop: impl Fn() -> bool + Sync,
     ) -> Result<Vec<AxisTree>> {
         let regression = matches!(targets, Targets::Values(_));
         let m = self.max_features(regression).resolve(x.ncols())?;
@@ -219,7 +219,7 @@ impl ForestConfig {
         let grown: Vec<Option<AxisTree>> = (0..self.n_trees)
             .into_par_iter()
             .map(|t| {
-                if t > 0 && stop.is_some_and(Interrupt::requested) {
+                if t > 0 && stop() {
                     return None;
                 }
                 let mut rng = ChaCha8Rng::seed_from_u64(self.seed);
@@ -410,7 +410,9 @@ impl HeuristicLearner for ForestConfig {
             seed: crate::heuristic::split_seed(self.seed, seed),
             ..self.clone()
         };
-        let trees = c.fit_trees_until(data.x, data.targets, data.interrupt)?;
+        let trees = c.fit_trees_until(data.x, data.targets, || {
+            data.interrupt.is_some_and(Interrupt::requested)
+        })?;
         let note = if trees.len() < c.n_trees {
             format!(
                 "stopped on request after {} of {} trees",

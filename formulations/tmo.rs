@@ -431,13 +431,17 @@ impl TmoConfig {
         let tao = Tao::new(x, y, n_classes).with_stop(self.interrupt.as_ref());
         let ones = vec![1.0; n];
         let fitness = |tree: &AxisTree| 1.0 - tao.errors(tree, &ones) / n as f64;
-        // Line 2: the population, each tree optimized by TAO on the training rows.
-        let mut population = self
-            .forest()
-            .fit_trees(x, Targets::Classes { y, n_classes })?;
+        // Line 2: the population, each tree optimized by TAO on the training rows; the time
+        // limit counts from here (growing 1000 trees alone could take seconds past it).
         let interrupted = || self.interrupt.as_ref().is_some_and(Interrupt::requested);
+        let out_of_time = || started.elapsed().as_secs_f64() >= self.time_limit;
+        let mut population =
+            self.forest()
+                .fit_trees_until(x, Targets::Classes { y, n_classes }, || {
+                    interrupted() || out_of_time()
+                })?;
         for tree in &mut population {
-            if interrupted() {
+            if interrupted() || out_of_time() {
                 break;
             }
             tao.optimize(tree, &ones, self.tao_passes);
@@ -456,7 +460,7 @@ impl TmoConfig {
         'generations: for _ in 0..self.n_gen {
             let sample = bootstrap_weights(n, &mut rng);
             for i in 0..k {
-                if started.elapsed().as_secs_f64() >= self.time_limit {
+                if out_of_time() {
                     hit_time_limit = true;
                     break 'generations;
                 }

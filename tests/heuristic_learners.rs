@@ -552,6 +552,48 @@ fn tmo_with_validation_rows_returns_the_final_tree_that_classifies_them_best() {
 }
 
 #[test]
+fn tmo_time_limit_counts_from_the_population() {
+    use glassbox::formulations::tmo::TmoConfig;
+    let (x, y) = data(240, 4, 3, 21);
+    let config = TmoConfig {
+        depth: 3,
+        n_trees: 400,
+        seed: 5,
+        time_limit: 1e-9,
+        ..TmoConfig::default()
+    };
+    let out = config.run(&x, &y, 3).unwrap();
+    assert!(out.hit_time_limit && out.generations == 0);
+    // Past the limit before the population was grown: the first tree alone, as grown (no
+    // TAO pass), where growing and optimizing all 400 ignored the limit.
+    let first = ForestConfig {
+        depth: Some(3),
+        n_trees: 1,
+        seed: 5,
+        criterion: config.criterion,
+        max_features: config.max_features.clone(),
+        ..ForestConfig::default()
+    };
+    let grown = first
+        .fit_trees(
+            &x,
+            Targets::Classes {
+                y: &y,
+                n_classes: 3,
+            },
+        )
+        .unwrap();
+    let right = grown[0]
+        .predict_class(&x)
+        .iter()
+        .zip(&y)
+        .filter(|(p, t)| p == t)
+        .count() as f64;
+    assert_eq!(out.initial_fitness, right / y.len() as f64);
+    assert_eq!(out.tree, grown[0]);
+}
+
+#[test]
 fn tmo_returns_its_fittest_tree_no_worse_than_the_tao_optimized_forest() {
     use glassbox::formulations::tmo::TmoConfig;
     let (x, y) = data(240, 4, 3, 21);
@@ -622,9 +664,13 @@ fn forest_grows_only_its_first_tree_once_a_stop_is_requested() {
     };
     let flag = Arc::new(AtomicBool::new(true));
     let stop = Interrupt::new(flag.clone());
-    let stopped = config.fit_trees_until(&x, targets, Some(&stop)).unwrap();
+    let stopped = config
+        .fit_trees_until(&x, targets, || stop.requested())
+        .unwrap();
     flag.store(false, Ordering::SeqCst);
-    let grown = config.fit_trees_until(&x, targets, Some(&stop)).unwrap();
+    let grown = config
+        .fit_trees_until(&x, targets, || stop.requested())
+        .unwrap();
     assert_eq!(grown.len(), 8);
     assert_eq!(grown, config.fit_trees(&x, targets).unwrap());
     assert_eq!(stopped, grown[..1]);
