@@ -46,21 +46,60 @@ pub struct Series {
     pub path: PathBuf,
     /// The legend label.
     pub label: String,
-    /// Its results lines.
+    /// Its results lines (a nested protocol's inner-fold lines left out).
     pub records: Vec<SolveRecord>,
+    /// Per line, the grid axes other than the lambdas and the depth (`gamma=2`), which
+    /// make panels of their own: empty for a line of no grid.
+    pub other_axes: Vec<String>,
 }
 
 impl Series {
     /// Reads a results file; `label` defaults to the formulation (and depth) of its lines.
+    /// A grid's lines are read with their axes: the inner folds of a nested protocol (model
+    /// selection, not results) are left out, and its axes besides the lambdas and the depth
+    /// are kept to panel by (averaging two gammas into one point told nothing).
     pub fn read(path: &Path, label: Option<String>) -> Result<Self> {
         let records = read_results(path)?;
+        let text = std::fs::read_to_string(path).map_err(|e| GlassboxError::io(path, e))?;
+        // read_results parsed every non-empty line, so these are its lines, in order.
+        let engine: Vec<(bool, String)> = text
+            .lines()
+            .filter(|l| !l.trim().is_empty())
+            .map(|l| {
+                let line: serde_json::Value = serde_json::from_str(l).unwrap_or_default();
+                let inner = line.get("split_role").and_then(|r| r.as_str()) == Some("inner");
+                (inner, other_axes(&line))
+            })
+            .collect();
+        let (records, other_axes): (Vec<SolveRecord>, Vec<String>) = records
+            .into_iter()
+            .zip(engine)
+            .filter(|(_, (inner, _))| !inner)
+            .map(|(r, (_, axes))| (r, axes))
+            .unzip();
+        if records.is_empty() {
+            return Err(missing(path, "only a nested protocol's inner-fold lines"));
+        }
         let label = label.unwrap_or_else(|| default_label(&records));
         Ok(Series {
             path: path.to_path_buf(),
             label,
             records,
+            other_axes,
         })
     }
+}
+
+/// A grid line's axes other than the lambdas and the depth, as `key=value, ...`.
+fn other_axes(line: &serde_json::Value) -> String {
+    let Some(grid) = line.get("grid").and_then(|g| g.as_object()) else {
+        return String::new();
+    };
+    grid.iter()
+        .filter(|(k, _)| !k.starts_with("lambda_") && k.as_str() != "depth")
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// "sorct D=2", "cart", or "sorrt D=1, D=2" when a file mixes depths.
@@ -107,7 +146,8 @@ pub struct SettingMeans {
 }
 
 /// The means over splits of the selected start per setting (data set, formulation and
-/// solver are the caller's to group), sorted by (depth, lambda_L, lambda_G). A split's
+/// solver are the caller's to group), sorted by (depth, lambda_L, lambda_G), the lambdas as
+/// configured (`configured_lambdas` where the line has them). A split's
 /// selected start counts only if it has a point and a finite metric; a setting none of
 /// whose splits counts is left out.
 pub fn setting_means(records: &[&SolveRecord], metric: TestMetric) -> Vec<SettingMeans> {
@@ -118,11 +158,13 @@ pub fn setting_means(records: &[&SolveRecord], metric: TestMetric) -> Vec<Settin
         let Some(m) = metric_value(metric, r) else {
             continue;
         };
-        let key = (
-            r.depth,
-            r.lambda_local.unwrap_or(0.0).to_bits(),
-            r.lambda_global.unwrap_or(0.0).to_bits(),
-        );
+        // The lambdas as configured: S-ORCT's split_scale = "data" solves each split at its
+        // own gamma, with lambdas raised alike.
+        let (local, global) = r.configured_lambdas.unwrap_or((
+            r.lambda_local.unwrap_or(0.0),
+            r.lambda_global.unwrap_or(0.0),
+        ));
+        let key = (r.depth, local.to_bits(), global.to_bits());
         cells
             .entry(key)
             .or_default()
@@ -256,18 +298,20 @@ struct Group<'a> {
     files: Vec<&'a Path>,
 }
 
-/// Groups lines by (data set, formulation, solver, depth), in that order.
+/// Groups lines by (data set, formulation, solver, depth, other grid axes), in that order.
 fn groups<'a>(series: &'a [Series]) -> Vec<Group<'a>> {
     type Lines<'a> = (Vec<&'a SolveRecord>, Vec<&'a Path>);
-    let mut by: BTreeMap<(String, String, String, Option<usize>), Lines<'a>> = BTreeMap::new();
+    type Key = (String, String, String, Option<usize>, String);
+    let mut by: BTreeMap<Key, Lines<'a>> = BTreeMap::new();
     for s in series {
-        for r in &s.records {
+        for (r, axes) in s.records.iter().zip(&s.other_axes) {
             let (records, files) = by
                 .entry((
                     r.dataset.clone(),
                     r.formulation.clone(),
                     r.solver.clone(),
                     r.depth,
+                    axes.clone(),
                 ))
                 .or_default();
             records.push(r);
@@ -278,10 +322,14 @@ fn groups<'a>(series: &'a [Series]) -> Vec<Group<'a>> {
     }
     by.into_iter()
         .map(
-            |((dataset, formulation, solver, depth), (records, files))| Group {
-                title: match depth {
-                    Some(d) => format!("{dataset}: {formulation} D={d} ({solver})"),
-                    None => format!("{dataset}: {formulation}"),
+            |((dataset, formulation, solver, depth, axes), (records, files))| Group {
+                title: match (depth, axes.is_empty()) {
+                    (Some(d), true) => format!("{dataset}: {formulation} D={d} ({solver})"),
+                    (Some(d), false) => {
+                        format!("{dataset}: {formulation} D={d} ({solver}; {axes})")
+                    }
+                    (None, true) => format!("{dataset}: {formulation}"),
+                    (None, false) => format!("{dataset}: {formulation} ({axes})"),
                 },
                 records,
                 files,

@@ -691,3 +691,119 @@ fn a_sparsity_no_split_has_is_left_out_not_drawn_as_nan() {
         assert!(!text.contains("NaN"), "{kind}: {text}");
     }
 }
+
+#[test]
+fn grid_lines_are_plotted_by_their_configured_lambdas_and_axes() {
+    use glassbox::result_plots::Series;
+    // Split 0 solved at gamma 512 with lambda_L 0.04, split 1 at gamma 1024 with 0.08: one
+    // setting (configured 0.04), as S-ORCT's split_scale = "data" writes it. A nested
+    // run's inner-fold line is model selection, not a result; a gamma axis makes its own
+    // panel.
+    let engine = |base: String, configured: bool, extra: &str| {
+        let tail = if configured {
+            format!(r#","configured_lambdas":[0.04,0.0]{extra}}}"#)
+        } else {
+            format!("{extra}}}")
+        };
+        base.trim_end_matches('}').to_string() + &tail
+    };
+    let lines = [
+        engine(
+            line(
+                "iris",
+                0.04,
+                0.0,
+                0,
+                1,
+                true,
+                "locally_optimal",
+                0.9,
+                10.0,
+                0.0,
+            ),
+            true,
+            r#","grid":{"lambda_local_log2":-3,"gamma":2.0},"split_role":"fold""#,
+        ),
+        engine(
+            line(
+                "iris",
+                0.08,
+                0.0,
+                1,
+                1,
+                true,
+                "locally_optimal",
+                0.8,
+                30.0,
+                0.0,
+            ),
+            true,
+            r#","grid":{"lambda_local_log2":-3,"gamma":2.0},"split_role":"fold""#,
+        ),
+        engine(
+            line(
+                "iris",
+                0.08,
+                0.0,
+                2,
+                1,
+                true,
+                "locally_optimal",
+                0.1,
+                90.0,
+                0.0,
+            ),
+            true,
+            r#","grid":{"lambda_local_log2":-3,"gamma":2.0},"split_role":"inner""#,
+        ),
+        engine(
+            line(
+                "iris",
+                0.04,
+                0.0,
+                0,
+                1,
+                true,
+                "locally_optimal",
+                0.7,
+                50.0,
+                0.0,
+            ),
+            false,
+            r#","grid":{"lambda_local_log2":-3,"gamma":512.0},"split_role":"fold""#,
+        ),
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    let path = write(dir.path(), "grid.jsonl", &lines);
+    let series = Series::read(&path, None).unwrap();
+    assert_eq!(series.records.len(), 3, "the inner line left out");
+    assert_eq!(
+        series.other_axes,
+        ["gamma=2.0", "gamma=2.0", "gamma=512.0"],
+        "the axes besides the lambdas"
+    );
+    let first_gamma: Vec<&SolveRecord> = series.records[..2].iter().collect();
+    let means = setting_means(&first_gamma, TestMetric::Accuracy);
+    assert_eq!(means.len(), 1, "{means:?}");
+    assert_eq!(means[0].splits, 2);
+    assert_eq!(means[0].setting.lambda_local, 0.04);
+    assert!((means[0].metric - 0.85).abs() < 1e-12);
+    // The whole file draws: a lambda plot of two panels (one per gamma).
+    let out = dir.path().join("lambda.svg");
+    let output = glassbox(&[
+        "plot",
+        "lambda",
+        path.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    ok(&output);
+    let svg = std::fs::read_to_string(&out).unwrap();
+    // Titles are drawn where a font was found (without one the plot has no text).
+    if svg.contains("<text") {
+        assert!(
+            svg.contains("gamma=2.0") && svg.contains("gamma=512.0"),
+            "panel titles"
+        );
+    }
+}

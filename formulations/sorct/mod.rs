@@ -634,6 +634,17 @@ impl NlpClassifierFormulation for SorctConfig {
         }
     }
 
+    fn configured_lambdas(&self, problem: &SorctProblem) -> Option<(f64, f64)> {
+        // `problem` raised them with gamma (split_scale = "data").
+        let configured = self
+            .resolve(problem.x.ncols(), problem.layout.classes)
+            .ok()?;
+        let solved = &problem.params;
+        (configured.lambda_local != solved.lambda_local
+            || configured.lambda_global != solved.lambda_global)
+            .then_some((configured.lambda_local, configured.lambda_global))
+    }
+
     fn sparsity(&self, model: &SorctModel) -> (f64, f64) {
         (
             model.delta_local(glassbox_core::metrics::SPARSITY_TOLERANCE),

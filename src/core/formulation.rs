@@ -152,6 +152,12 @@ pub trait NlpClassifierFormulation {
     fn load_model(&self, path: &std::path::Path) -> crate::Result<Self::Model>;
     /// The parameter values to report for this problem.
     fn reported_params(&self, problem: &Self::Problem) -> ReportedParams;
+    /// The lambdas (lambda_L, lambda_G) as configured, where `problem` solves others (its
+    /// reported ones); `None` by default (they are the same).
+    fn configured_lambdas(&self, problem: &Self::Problem) -> Option<(f64, f64)> {
+        let _ = problem;
+        None
+    }
     /// Local and global sparsity of a model, in percent (delta_L, delta_G).
     fn sparsity(&self, model: &Self::Model) -> (f64, f64);
     /// A bound on the sparsity lambdas above which the sparsest tree is stationary, where

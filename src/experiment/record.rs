@@ -103,6 +103,12 @@ pub struct SolveRecord {
     /// lines only where it agrees. Absent from lines written before 2026-12-07.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub problem_fingerprint: Option<String>,
+    /// The lambdas (lambda_L, lambda_G) as configured, where the problem solved others:
+    /// S-ORCT's `split_scale = "data"` raises gamma per split and the lambdas with it, so
+    /// `lambda_local` and `lambda_global` differ between the splits of one setting, which
+    /// plots group by these. Absent where they are the lambdas solved.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub configured_lambdas: Option<(f64, f64)>,
 }
 
 /// The MILP statistics of a results line (left out where the backend gave none).
@@ -193,6 +199,7 @@ impl SolveRecord {
             origin: None,
             validation_accuracy: None,
             problem_fingerprint: Some(config.problem_fingerprint.clone()),
+            configured_lambdas: None,
         }
     }
 

@@ -118,14 +118,17 @@ impl<F: NlpClassifierFormulation> NlpClassifier<F> {
         )?;
         let train = d.rows(&split.train);
         let test = d.rows(&split.test);
-        let blank = SolveRecord::blank(
-            config,
-            f.name(),
-            f.reported_params(problem),
-            split.id,
-            split.seed,
-            (split.train.len(), split.test.len()),
-        );
+        let blank = SolveRecord {
+            configured_lambdas: f.configured_lambdas(problem),
+            ..SolveRecord::blank(
+                config,
+                f.name(),
+                f.reported_params(problem),
+                split.id,
+                split.seed,
+                (split.train.len(), split.test.len()),
+            )
+        };
         multistart::solve_starts(starts, carry, |s, start, incumbent| {
             let options = config
                 .solver
