@@ -10,7 +10,9 @@
 //!    BFS encoding from j with probability CR and from i otherwise (lines 9-15); the child
 //!    is optimized by TAO on B (line 16) and replaces i if its training accuracy (the
 //!    fitness) is strictly higher (lines 17-19); the best tree so far is kept (20-23).
-//! 3. A wall-clock limit stops the search between two children.
+//! 3. A wall-clock limit, counted from the start (growing the population included), stops
+//!    the search between two children, and before then the population's growth (between
+//!    two trees) and its TAO passes (between two trees).
 //!
 //! The encoding (Figure 3.10) has one gene per branch position `0..2^d - 1` of the complete
 //! tree of depth d, in BFS order: a split (feature, threshold), a leaf, or nil. The last
@@ -91,8 +93,9 @@ pub struct TmoConfig {
     /// Hold out this part of the training rows (stratified) and return the tree of the
     /// final population (or t_best) that classifies it best; none: Algorithm 3's t_best.
     pub validation_fraction: Option<f64>,
-    /// A stop request (Ctrl-C in `glassbox run`), checked before every tree of the initial
-    /// population's TAO runs and with the time limit before every child: the run then ends
+    /// A stop request (Ctrl-C in `glassbox run`), checked with the time limit before every
+    /// tree of the initial population is grown and before its TAO runs, and before every
+    /// child: the run then ends
     /// with what it has (the runner abandons it). Not part of a config: the runner sets it
     /// from the training set's.
     #[serde(skip)]
@@ -440,8 +443,14 @@ impl TmoConfig {
                 .fit_trees_until(x, Targets::Classes { y, n_classes }, || {
                     interrupted() || out_of_time()
                 })?;
+        // A population cut short by the limit (fewer trees, or not all optimized) is one.
+        let mut hit_time_limit = population.len() < self.n_trees && out_of_time();
         for tree in &mut population {
-            if interrupted() || out_of_time() {
+            if interrupted() {
+                break;
+            }
+            if out_of_time() {
+                hit_time_limit = true;
                 break;
             }
             tao.optimize(tree, &ones, self.tao_passes);
@@ -456,7 +465,6 @@ impl TmoConfig {
         rng.set_stream(u64::MAX);
         let k = population.len();
         let mut generations = 0;
-        let mut hit_time_limit = false;
         'generations: for _ in 0..self.n_gen {
             let sample = bootstrap_weights(n, &mut rng);
             for i in 0..k {

@@ -48,8 +48,8 @@ pub struct Series {
     pub label: String,
     /// Its results lines (a nested protocol's inner-fold lines left out).
     pub records: Vec<SolveRecord>,
-    /// Per line, the grid axes other than the lambdas and the depth (`gamma=2`), which
-    /// make panels of their own: empty for a line of no grid.
+    /// Per line, the grid axes other than the lambdas, the depth and the solver (`gamma=2`),
+    /// which make panels (and scatter points) of their own: empty for a line of no grid.
     pub other_axes: Vec<String>,
 }
 
@@ -95,8 +95,9 @@ fn other_axes(line: &serde_json::Value) -> String {
     let Some(grid) = line.get("grid").and_then(|g| g.as_object()) else {
         return String::new();
     };
+    // The solver is a panel's own key already.
     grid.iter()
-        .filter(|(k, _)| !k.starts_with("lambda_") && k.as_str() != "depth")
+        .filter(|(k, _)| !k.starts_with("lambda_") && !["depth", "solver"].contains(&k.as_str()))
         .map(|(k, v)| format!("{k}={v}"))
         .collect::<Vec<_>>()
         .join(", ")
@@ -480,15 +481,16 @@ pub fn draw(
             }
             for s in series {
                 let s_index = labels.iter().position(|l| *l == s.label).unwrap_or(0);
-                // A point is one setting of one formulation and solver: a file holding
-                // several (CART's lines beside S-ORRT's) never averages them together.
-                type Runs<'a> = BTreeMap<(&'a str, &'a str), Vec<&'a SolveRecord>>;
+                // A point is one setting of one formulation and solver (and of a grid's
+                // other axes): a file holding several (CART's lines beside S-ORRT's, two
+                // gammas) never averages them together.
+                type Runs<'a> = BTreeMap<(&'a str, &'a str, &'a str), Vec<&'a SolveRecord>>;
                 let mut by_dataset: BTreeMap<&str, Runs> = BTreeMap::new();
-                for r in &s.records {
+                for (r, axes) in s.records.iter().zip(&s.other_axes) {
                     by_dataset
                         .entry(r.dataset.as_str())
                         .or_default()
-                        .entry((r.formulation.as_str(), r.solver.as_str()))
+                        .entry((r.formulation.as_str(), r.solver.as_str(), axes.as_str()))
                         .or_default()
                         .push(r);
                 }

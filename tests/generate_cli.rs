@@ -103,7 +103,7 @@ fn generate_names_a_folder_and_a_negative_noise() {
     assert_eq!(out.status.code(), Some(1));
     let message = String::from_utf8_lossy(&out.stderr);
     assert!(
-        message.contains("noise must be in [0, 1), got -0.1"),
+        message.contains("noise must be at least 0 and below") && message.contains("got -0.1"),
         "{message}"
     );
     assert!(!csv.exists());

@@ -230,11 +230,16 @@ class GlassboxEstimator(BaseEstimator):
             targets = [repr(float(v)) for v in y]
         names = {name for name, _ in columns}
         target_name = _data.unique_name("target", names)
+        # The levels of each categorical column (None for a numeric one): other levels are
+        # other encoded columns, which the engine refuses to start from.
+        levels = [sorted(set(v)) if isinstance(v, list) else None for _, v in columns]
+        previous_levels = getattr(self, "_fit_levels", None)
         if warm_model is not None and (
             warm_model.column_names != [n for n, _ in columns]
             or getattr(self, "_fit_shape", None) != self._shape(classes)
+            or (previous_levels is not None and previous_levels != levels)
         ):
-            warm_model = None  # other columns, classes or depth: nothing to start from
+            warm_model = None  # other columns, levels, classes or depth: nothing to start from
         with tempfile.TemporaryDirectory() as folder:
             warm_path = None
             starts = self.n_starts if self._uses_solver else 1
@@ -284,6 +289,7 @@ class GlassboxEstimator(BaseEstimator):
                 records,
             )
         self._set_fitted(FittedModel(model), records, classes)
+        self._fit_levels = levels
         return self
 
     def _shape(self, classes):

@@ -209,6 +209,17 @@ def test_warm_start_after_a_change_of_depth_or_classes_refits_from_scratch(iris)
     assert model.solve_records_[0]["seed"] is None
 
 
+def test_warm_start_after_other_categorical_levels_refits_from_scratch(iris):
+    X, y = iris
+    X = X.assign(color=["red", "green", "blue"] * 50)
+    model = glassbox.TAOClassifier(depth=2, warm_start=True).fit(X, y)
+    # The same columns, but a level renamed: other encoded columns, which the engine refuses
+    # to start from ("a model starts a run only on the same columns"); the refit is fresh.
+    other = X.assign(color=["red", "green", "pink"] * 50)
+    fresh = glassbox.TAOClassifier(depth=2).fit(other, y)
+    assert list(model.fit(other, y).predict(other)) == list(fresh.predict(other))
+
+
 def test_warm_start_where_no_model_can_be_started_from_refits_from_scratch(iris):
     X, y = iris
     can = {f["name"]: f["starts_from_model"] for f in glassbox.formulations()}

@@ -145,8 +145,11 @@ pub fn stage(figure: &impl Figure, path: &Path, size: (u32, u32)) -> Result<Stag
         .file_stem()
         .map(|n| n.to_string_lossy().to_string())
         .unwrap_or_default();
-    // The temporary name keeps the extension: the bitmap backend picks its encoder by it.
-    let tmp = dir.join(format!(".{stem}.tmp{}.{ext}", std::process::id()));
+    // The temporary name keeps the extension: the bitmap backend picks its encoder by it;
+    // a counter keeps two plots staged for one path (`a.png` and `./a.png`) apart.
+    static STAGED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = STAGED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let tmp = dir.join(format!(".{stem}.tmp{}-{n}.{ext}", std::process::id()));
     let text = font_available();
     let staged = Staged {
         tmp,

@@ -814,33 +814,43 @@ fn take_formulation_axes(
     Ok(axes)
 }
 
-/// Refuses an axis that lists a value twice (two cells of one setting: `fingerprint` would
-/// no longer be one per line), and an axis on a parameter that another key overrides
-/// (`lambda_local` beside `lambda_local_log2` or `_fraction`: every cell would run the
-/// overriding value).
+/// Refuses an axis that lists a value twice (two cells of one setting), and an axis on a
+/// parameter that another key overrides (`lambda_local` beside `lambda_local_log2` or
+/// `_fraction`, `_log2` beside `_fraction`: every cell would run the overriding value).
 fn check_axes(axes: &[Axis], formulation: &toml::Table) -> std::result::Result<(), String> {
-    // Numbers by value (1 and 1.0 are one setting), anything else by its text.
-    let canonical = |v: &toml::Value| match v {
-        toml::Value::Integer(i) => format!("{}", *i as f64),
-        toml::Value::Float(x) => format!("{x}"),
-        other => other.to_string(),
+    // A value as written, with its type: 1 and 1.0 may be two settings (forest's
+    // max_features reads an integer as a count, a float as a fraction).
+    let written = |v: &toml::Value| match v {
+        toml::Value::Float(x) => format!("float {}", x.to_bits()),
+        other => format!("{} {other}", other.type_str()),
+    };
+    // The keys that override `key`, strongest last: plain < _log2 < _fraction.
+    let overriding = |key: &str| -> Vec<String> {
+        let (base, rank) = match (key.strip_suffix("_fraction"), key.strip_suffix("_log2")) {
+            (Some(base), _) => (base, 2),
+            (None, Some(base)) => (base, 1),
+            (None, None) => (key, 0),
+        };
+        [format!("{base}_log2"), format!("{base}_fraction")]
+            .into_iter()
+            .skip(rank)
+            .collect()
     };
     for axis in axes {
         let mut seen = BTreeSet::new();
         for v in &axis.values {
-            if !seen.insert(canonical(v)) {
+            if !seen.insert(written(v)) {
                 return Err(format!(
                     "{}: the value {v} is listed twice; each value of an axis is one cell",
                     axis.key
                 ));
             }
         }
-        for suffix in ["_log2", "_fraction"] {
-            let overriding = format!("{}{suffix}", axis.key);
-            if formulation.contains_key(&overriding) || axes.iter().any(|a| a.key == overriding) {
+        for stronger in overriding(&axis.key) {
+            if formulation.contains_key(&stronger) || axes.iter().any(|a| a.key == stronger) {
                 return Err(format!(
-                    "{0} is an axis, but {overriding} overrides {0}: every cell would run \
-                     {overriding}'s value; sweep one of them",
+                    "{0} is an axis, but {stronger} overrides {0}: every cell would run \
+                     {stronger}'s value; sweep one of them",
                     axis.key
                 ));
             }
@@ -1159,7 +1169,11 @@ name = "ipopt"
             ("depth = [\"a\", \"b\"]", "depth"),
             // Two cells of one setting.
             ("lambda_global = [2, 2]", "the value 2 is listed twice"),
-            ("lambda_local = [0, 0.0]", "listed twice"),
+            ("lambda_local = [0.5, 0.5]", "listed twice"),
+            (
+                "lambda_local_fraction = 0.5\nlambda_local_log2 = [-3, 0]",
+                "lambda_local_fraction overrides lambda_local_log2",
+            ),
             // An axis that another key overrides does nothing.
             (
                 "lambda_local_log2 = -3\nlambda_local = [0.0, 0.5]",
