@@ -51,7 +51,14 @@ impl MaxFeatures {
     pub fn resolve(&self, p: usize) -> Result<usize> {
         let err = |m: String| Err(GlassboxError::formulation(NAME, m));
         let m = match self {
-            MaxFeatures::Count(m) if *m >= 1 => *m,
+            MaxFeatures::Count(m) if *m >= 1 && *m <= p.max(1) => *m,
+            // As scikit-learn: a count beyond the data's features is a mistake, not "all".
+            MaxFeatures::Count(m) if *m >= 1 => {
+                return err(format!(
+                    "max_features = {m} is more than the data's {p} features (a count must be \
+                     1 to {p}; \"all\" or 1.0 takes every feature)"
+                ))
+            }
             MaxFeatures::Count(_) => return err("max_features must be at least 1".into()),
             MaxFeatures::Fraction(f) if *f > 0.0 && *f <= 1.0 => (f * p as f64) as usize,
             MaxFeatures::Fraction(f) => {

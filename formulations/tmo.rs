@@ -407,7 +407,19 @@ impl TmoConfig {
         let Some(fraction) = self.validation_fraction else {
             return self.run_with_validation(x, y, n_classes, None);
         };
-        let (train, val) = glassbox_core::data::stratified_split(y, fraction, self.seed)?;
+        // The split's own message speaks of a test set and class indices; name the key.
+        let (train, val) =
+            glassbox_core::data::stratified_split(y, fraction, self.seed).map_err(|e| {
+                GlassboxError::formulation(
+                    NAME,
+                    format!(
+                        "validation_fraction = {fraction}: no stratified part of these {} \
+                         training rows can be held out ({e}; class numbers count from 0 in \
+                         the labels' sorted order)",
+                        y.len()
+                    ),
+                )
+            })?;
         let pick = |rows: &[usize]| -> (DMatrix<f64>, Vec<usize>) {
             (
                 x.select_rows(rows.iter()),

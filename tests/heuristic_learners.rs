@@ -63,6 +63,22 @@ fn forest_is_the_same_for_a_seed_whatever_the_threads() {
         .unwrap_err()
         .to_string()
         .contains("half"));
+    // A count beyond the data's features is refused (it was taken as "all").
+    let many = ForestConfig {
+        max_features: Some(MaxFeatures::Count(10)),
+        ..ForestConfig::default()
+    };
+    let e = many.check(false, 6).unwrap_err().to_string();
+    assert!(
+        e.contains("max_features = 10") && e.contains("6 features"),
+        "{e}"
+    );
+    assert!(ForestConfig {
+        max_features: Some(MaxFeatures::Count(6)),
+        ..ForestConfig::default()
+    }
+    .check(false, 6)
+    .is_ok());
 }
 
 #[test]
