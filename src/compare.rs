@@ -25,6 +25,12 @@ use std::path::Path;
 /// it: a run interrupted while writing) says so.
 pub fn read_results(path: &Path) -> Result<Vec<SolveRecord>> {
     let text = std::fs::read_to_string(path).map_err(|e| GlassboxError::io(path, e))?;
+    parse_results(path, &text)
+}
+
+/// [`read_results`] on the file's `text`, already read: one record per non-empty line, in
+/// order (for a reader that needs the lines' other fields too).
+pub fn parse_results(path: &Path, text: &str) -> Result<Vec<SolveRecord>> {
     let mut records = Vec::new();
     let n_lines = text.lines().count();
     for (i, line) in text.lines().enumerate() {

@@ -14,9 +14,9 @@
 //! Bad input (a file that is not a results file, an empty file, a line without the fields a
 //! plot needs) is one error naming the file, and no plot file is written.
 //!
-//! Depends on the core only (`experiment::SolveRecord`, `compare::read_results`, `plot`).
+//! Depends on the core only (`experiment::SolveRecord`, `compare::parse_results`, `plot`).
 
-use crate::compare::{has_solution, read_results, TestMetric};
+use crate::compare::{has_solution, parse_results, TestMetric};
 
 use crate::experiment::SolveRecord;
 use crate::plot::{self, Figure};
@@ -59,9 +59,9 @@ impl Series {
     /// selection, not results) are left out, and its axes besides the lambdas and the depth
     /// are kept to panel by (averaging two gammas into one point told nothing).
     pub fn read(path: &Path, label: Option<String>) -> Result<Self> {
-        let records = read_results(path)?;
         let text = std::fs::read_to_string(path).map_err(|e| GlassboxError::io(path, e))?;
-        // read_results parsed every non-empty line, so these are its lines, in order.
+        let records = parse_results(path, &text)?;
+        // parse_results parsed every non-empty line, so these are its lines, in order.
         let engine: Vec<(bool, String)> = text
             .lines()
             .filter(|l| !l.trim().is_empty())

@@ -699,80 +699,40 @@ fn grid_lines_are_plotted_by_their_configured_lambdas_and_axes() {
     // setting (configured 0.04), as S-ORCT's split_scale = "data" writes it. A nested
     // run's inner-fold line is model selection, not a result; a gamma axis makes its own
     // panel.
-    let engine = |base: String, configured: bool, extra: &str| {
-        let tail = if configured {
-            format!(r#","configured_lambdas":[0.04,0.0]{extra}}}"#)
-        } else {
-            format!("{extra}}}")
-        };
-        base.trim_end_matches('}').to_string() + &tail
-    };
-    let lines = [
-        engine(
-            line(
-                "iris",
-                0.04,
-                0.0,
-                0,
-                1,
-                true,
-                "locally_optimal",
-                0.9,
-                10.0,
-                0.0,
-            ),
-            true,
-            r#","grid":{"lambda_local_log2":-3,"gamma":2.0},"split_role":"fold""#,
-        ),
-        engine(
-            line(
-                "iris",
-                0.08,
-                0.0,
-                1,
-                1,
-                true,
-                "locally_optimal",
-                0.8,
-                30.0,
-                0.0,
-            ),
-            true,
-            r#","grid":{"lambda_local_log2":-3,"gamma":2.0},"split_role":"fold""#,
-        ),
-        engine(
-            line(
-                "iris",
-                0.08,
-                0.0,
-                2,
-                1,
-                true,
-                "locally_optimal",
-                0.1,
-                90.0,
-                0.0,
-            ),
-            true,
-            r#","grid":{"lambda_local_log2":-3,"gamma":2.0},"split_role":"inner""#,
-        ),
-        engine(
-            line(
-                "iris",
-                0.04,
-                0.0,
-                0,
-                1,
-                true,
-                "locally_optimal",
-                0.7,
-                50.0,
-                0.0,
-            ),
-            false,
-            r#","grid":{"lambda_local_log2":-3,"gamma":512.0},"split_role":"fold""#,
-        ),
+    // (lambda_L solved, split, accuracy, delta_L, configured lambdas written, gamma axis,
+    // split role)
+    let cases = [
+        (0.04, 0, 0.9, 10.0, true, "2.0", "fold"),
+        (0.08, 1, 0.8, 30.0, true, "2.0", "fold"),
+        (0.08, 2, 0.1, 90.0, true, "2.0", "inner"),
+        (0.04, 0, 0.7, 50.0, false, "512.0", "fold"),
     ];
+    let lines: Vec<String> = cases
+        .iter()
+        .map(|&(lambda, split, accuracy, delta, configured, gamma, role)| {
+            let base = line(
+                "iris",
+                lambda,
+                0.0,
+                split,
+                1,
+                true,
+                "locally_optimal",
+                accuracy,
+                delta,
+                0.0,
+            );
+            let configured = if configured {
+                r#","configured_lambdas":[0.04,0.0]"#
+            } else {
+                ""
+            };
+            format!(
+                r#"{}{configured},"grid":{{"lambda_local_log2":-3,"gamma":{gamma}}},"split_role":"{role}"}}"#,
+                base.trim_end_matches('}')
+            )
+        })
+        .collect();
     let dir = tempfile::tempdir().unwrap();
     let path = write(dir.path(), "grid.jsonl", &lines);
     let series = Series::read(&path, None).unwrap();

@@ -18,7 +18,8 @@ use std::time::Instant;
 pub struct Learner<F>(pub F);
 
 impl<F: HeuristicLearner> Learner<F> {
-    /// The saved model to start from (`multistart.warm_start`), checked against the data.
+    /// The saved model to start from (`multistart.warm_start`), checked against the data
+    /// (its size, and its columns by name).
     fn start(&self, config: &ExperimentConfig, data: &EngineData) -> Result<Option<F::Model>> {
         let Some(path) = &config.multistart.warm_start else {
             return Ok(None);
@@ -27,9 +28,10 @@ impl<F: HeuristicLearner> Learner<F> {
             Encoded::Classification(d) => (d.n_features(), d.n_classes()),
             Encoded::Regression(d) => (d.n_features(), 0),
         };
-        self.0
-            .load_start(&config.resolve(path), features, classes)
-            .map(Some)
+        let path = config.resolve(path);
+        let model = self.0.load_start(&path, features, classes)?;
+        multistart::check_model_columns(&path, &model, data)?;
+        Ok(Some(model))
     }
 
     fn solver(&self, config: &ExperimentConfig) -> Result<Option<Box<dyn crate::NlpSolver>>> {
@@ -70,7 +72,6 @@ where
         };
         self.0.check(self.0.is_regression(), features)?;
         self.start(config, data)?;
-        multistart::check_warm_columns(config, data)?;
         self.solver(config).map(|_| ())
     }
 

@@ -84,8 +84,8 @@ impl<F: MilpClassifierFormulation> MilpClassifier<F> {
         Ok(Prepared { scaler, problem })
     }
 
-    fn warm_model(&self, config: &ExperimentConfig) -> Result<Option<F::Model>> {
-        multistart::warm_model(config, |p| self.0.load_model(p))
+    fn warm_model(&self, config: &ExperimentConfig, data: &EngineData) -> Result<Option<F::Model>> {
+        multistart::warm_model(config, data, |p| self.0.load_model(p))
     }
 }
 
@@ -110,8 +110,7 @@ where
         if let Some(name) = self.0.nlp_backend() {
             config.registry.nlp_solver(name, &SolveOptions::default())?;
         }
-        self.warm_model(config)?;
-        multistart::check_warm_columns(config, data)
+        self.warm_model(config, data).map(|_| ())
     }
 
     fn run(
@@ -158,7 +157,7 @@ where
             .and_then(|mut p| p.pop()),
             None => None,
         };
-        let start = match (carried, self.warm_model(config)?, &nlp) {
+        let start = match (carried, self.warm_model(config, data)?, &nlp) {
             (Some(point), _, _) => Some(point),
             (None, Some(model), _) => Some(f.warm_start(&model, &problem, &scaler)?),
             (None, None, Some(nlp)) => f.start_with_nlp(&problem, nlp.as_ref())?,

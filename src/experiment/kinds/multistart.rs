@@ -12,7 +12,7 @@ use crate::data::MinMaxScaler;
 use crate::experiment::engine::SplitSpec;
 use crate::experiment::unit::{Encoded, EngineData};
 use crate::formulation::ModelFile;
-use crate::model::JsonValue;
+use crate::model::{FittedModel, JsonValue};
 use crate::starts::{FoldStarts, GreedyStart, StartContext, StartKind};
 use crate::{GlassboxError, Result, WarmStart};
 use nalgebra::DMatrix;
@@ -627,42 +627,42 @@ pub(crate) fn scaled(train_x: &DMatrix<f64>) -> (MinMaxScaler, Arc<DMatrix<f64>>
 }
 
 /// The saved model that `multistart.warm_start` names, read by `load` (the formulation's
-/// loader); `None` without one.
-pub(crate) fn warm_model<M>(
+/// loader) and checked against `data`'s columns ([`check_model_columns`]); `None` without
+/// one.
+pub(crate) fn warm_model<M: FittedModel>(
     config: &ExperimentConfig,
+    data: &EngineData,
     load: impl FnOnce(&Path) -> Result<M>,
 ) -> Result<Option<M>> {
-    match &config.multistart.warm_start {
-        Some(p) => Ok(Some(load(&config.resolve(p))?)),
-        None => Ok(None),
-    }
-}
-
-/// Checks that the saved model of `multistart.warm_start` was fitted on the columns of
-/// `data`: its encoded feature names, in the same order (a model that names none is not
-/// checked). The formulations' loaders check only the number of columns, so a file with its
-/// columns reordered or renamed would have had the model's splits read on other columns.
-pub(crate) fn check_warm_columns(config: &ExperimentConfig, data: &EngineData) -> Result<()> {
     let Some(path) = &config.multistart.warm_start else {
-        return Ok(());
+        return Ok(None);
     };
     let path = config.resolve(path);
-    let text = std::fs::read_to_string(&path).map_err(|e| GlassboxError::io(&path, e))?;
-    let json: JsonValue = serde_json::from_str(&text)
-        .map_err(|e| GlassboxError::Config(format!("{}: {e}", path.display())))?;
-    let Some(saved) = json
-        .get("model")
-        .and_then(|m| m.get("feature_names"))
-        .and_then(JsonValue::as_array)
-    else {
-        return Ok(());
+    let model = load(&path)?;
+    check_model_columns(&path, &model, data)?;
+    Ok(Some(model))
+}
+
+/// Checks that `model` (the saved model at `path`) was fitted on the columns of `data`: its
+/// encoded feature names, in the same order. The formulations' loaders check only the
+/// number of columns, so a file with its columns reordered or renamed would have had the
+/// model's splits read on other columns.
+pub(crate) fn check_model_columns(
+    path: &Path,
+    model: &dyn FittedModel,
+    data: &EngineData,
+) -> Result<()> {
+    let encoding = match (model.as_classifier(), model.as_regressor()) {
+        (Some(c), _) => c.encoding(),
+        (None, Some(r)) => r.encoding(),
+        (None, None) => return Ok(()),
     };
-    let saved: Vec<&str> = saved.iter().filter_map(JsonValue::as_str).collect();
+    let saved = encoding.feature_names();
     let columns = match &data.encoded {
         Encoded::Classification(d) => &d.feature_names,
         Encoded::Regression(d) => &d.feature_names,
     };
-    if saved.iter().copied().eq(columns.iter().map(String::as_str)) {
+    if &saved == columns {
         return Ok(());
     }
     Err(GlassboxError::Config(format!(

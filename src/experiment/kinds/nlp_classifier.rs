@@ -41,8 +41,8 @@ impl<F: NlpClassifierFormulation> NlpClassifier<F> {
         Ok(Prepared { scaler, problem })
     }
 
-    fn warm_model(&self, config: &ExperimentConfig) -> Result<Option<F::Model>> {
-        multistart::warm_model(config, |p| self.0.load_model(p))
+    fn warm_model(&self, config: &ExperimentConfig, data: &EngineData) -> Result<Option<F::Model>> {
+        multistart::warm_model(config, data, |p| self.0.load_model(p))
     }
 
     /// The model at point `x` of a problem prepared on some rows.
@@ -100,7 +100,7 @@ impl<F: NlpClassifierFormulation> NlpClassifier<F> {
         let d = data.classification(f.name())?;
         let problem = &prepared.problem;
         let n = problem.num_variables();
-        let warm_model = self.warm_model(config)?;
+        let warm_model = self.warm_model(config, data)?;
         let solver = config
             .registry
             .nlp_solver(&config.solver.name, &config.solver.options)?;
@@ -203,8 +203,7 @@ where
         config
             .registry
             .nlp_solver(&config.solver.name, &config.solver.options)?;
-        self.warm_model(config)?;
-        multistart::check_warm_columns(config, data)
+        self.warm_model(config, data).map(|_| ())
     }
 
     fn run(

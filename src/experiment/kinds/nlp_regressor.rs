@@ -87,8 +87,8 @@ impl<F: NlpRegressorFormulation> NlpRegressor<F> {
         record
     }
 
-    fn warm_model(&self, config: &ExperimentConfig) -> Result<Option<F::Model>> {
-        multistart::warm_model(config, |p| self.0.load_model(p))
+    fn warm_model(&self, config: &ExperimentConfig, data: &EngineData) -> Result<Option<F::Model>> {
+        multistart::warm_model(config, data, |p| self.0.load_model(p))
     }
 }
 
@@ -116,8 +116,7 @@ where
         config
             .registry
             .nlp_solver(&config.solver.name, &config.solver.options)?;
-        self.warm_model(config)?;
-        multistart::check_warm_columns(config, data)
+        self.warm_model(config, data).map(|_| ())
     }
 
     fn run(
@@ -132,7 +131,7 @@ where
         let prepared = self.prepare(data, d, &split.train)?;
         let problem = &prepared.problem;
         let n = problem.num_variables();
-        let warm_model = self.warm_model(config)?;
+        let warm_model = self.warm_model(config, data)?;
         let starts = multistart::nlp_starts(
             config,
             carry,
