@@ -44,8 +44,10 @@ pub struct Rule {
     pub direction: Direction,
     /// The points (an integer of the score set A).
     pub points: i64,
-    /// For a feature with two values in the training data, (low, high): the card then says
-    /// `name = high` (or `= low`) instead of a threshold.
+    /// For a feature with two values in the training data, (low, high). Where they are 0
+    /// and 1 (an indicator, such as a dummy of a categorical column) the card says `name =
+    /// 1` (or `= 0`) instead of the threshold; other pairs keep the threshold, which is
+    /// what `predict` applies to a value between them.
     #[serde(default)]
     pub two_values: Option<(f64, f64)>,
 }
@@ -61,11 +63,12 @@ impl Rule {
 
     /// The rule as a person reads it.
     pub fn text(&self) -> String {
-        match (self.two_values, self.direction) {
-            (Some((_, high)), Direction::AtLeast) => format!("{} = {high}", self.name),
-            (Some((low, _)), Direction::Below) => format!("{} = {low}", self.name),
-            (None, Direction::AtLeast) => format!("{} >= {}", self.name, self.threshold),
-            (None, Direction::Below) => format!("{} < {}", self.name, self.threshold),
+        let indicator = self.two_values == Some((0.0, 1.0));
+        match (indicator, self.direction) {
+            (true, Direction::AtLeast) => format!("{} = 1", self.name),
+            (true, Direction::Below) => format!("{} = 0", self.name),
+            (false, Direction::AtLeast) => format!("{} >= {}", self.name, self.threshold),
+            (false, Direction::Below) => format!("{} < {}", self.name, self.threshold),
         }
     }
 }
@@ -337,3 +340,42 @@ pub fn readable_between(low: f64, high: f64) -> f64 {
 }
 
 glassbox_core::fitted_model!(RiskScoreModel, classifier);
+
+#[cfg(test)]
+mod tests {
+    use super::{Direction, Rule};
+
+    fn rule(two_values: Option<(f64, f64)>, threshold: f64, direction: Direction) -> Rule {
+        Rule {
+            feature: 0,
+            name: "a".into(),
+            threshold,
+            direction,
+            points: 1,
+            two_values,
+        }
+    }
+
+    /// The card's text says what `holds` applies: an indicator reads `a = 1` / `a = 0`, any
+    /// other two-valued feature keeps its threshold, so a value between the two (6 of 3
+    /// and 7) is read on the card as `predict` takes it.
+    #[test]
+    fn a_rule_reads_as_predict_applies_it() {
+        let at_least = rule(Some((3.0, 7.0)), 5.0, Direction::AtLeast);
+        assert_eq!(at_least.text(), "a >= 5");
+        assert!(at_least.holds(6.0));
+        assert_eq!(
+            rule(Some((3.0, 7.0)), 5.0, Direction::Below).text(),
+            "a < 5"
+        );
+        assert_eq!(
+            rule(Some((0.0, 1.0)), 0.5, Direction::AtLeast).text(),
+            "a = 1"
+        );
+        assert_eq!(
+            rule(Some((0.0, 1.0)), 0.5, Direction::Below).text(),
+            "a = 0"
+        );
+        assert_eq!(rule(None, 2.5, Direction::AtLeast).text(), "a >= 2.5");
+    }
+}

@@ -289,6 +289,27 @@ impl RiskScoreConfig {
                 ));
             }
         }
+        // The warm start's own options with the warm start off would be silently unused.
+        if !self.warm_start {
+            let defaults = RiskScoreConfig::default();
+            for (key, set) in [
+                (
+                    "warm_start_steps",
+                    self.warm_start_steps != defaults.warm_start_steps,
+                ),
+                (
+                    "warm_start_time_limit",
+                    self.warm_start_time_limit.is_some(),
+                ),
+            ] {
+                if set {
+                    return bad(format!(
+                        "{key} sets up the greedy warm start, which warm_start = false turns \
+                         off: remove {key}, or set warm_start = true"
+                    ));
+                }
+            }
+        }
         if self.kind == Kind::Ogrs && self.binarize != Binarize::None {
             return bad("binarize is an ORS option (OGRS learns its own thresholds)".into());
         }
