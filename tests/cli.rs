@@ -498,3 +498,36 @@ fn status_reads_a_one_setting_run_and_names_a_missing_folder() {
     let status = glassbox(&["status", missing.to_str().unwrap()]);
     assert_clean_failure(&status, &missing, &["no such folder"]);
 }
+
+/// The run's header counts starts only where they apply: a heuristic learner fits once per
+/// split, so `[multistart] starts` gets a note instead of "x 7 starts"; S-ORCT's header
+/// keeps its starts and no note.
+#[test]
+fn the_header_counts_starts_only_where_they_apply() {
+    let iris = shared("iris.csv");
+    let (output, _out, _dir) = run_config(&format!(
+        "[data]\npath = \"{iris}\"\n[split]\nrepeats = 2\n[formulation]\nname = \"cart\"\n\
+         depth = 2\n[multistart]\nstarts = 7\n"
+    ));
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr),
+    );
+    assert!(output.status.success(), "{stderr}");
+    assert!(
+        stdout.contains("cart on iris with none (2 splits)"),
+        "{stdout}"
+    );
+    assert!(
+        stderr.contains("note: cart solves once per split: [multistart] starts and seed"),
+        "{stderr}"
+    );
+    let (output, _out, _dir) = run_config(&config(&format!("path = \"{iris}\""), "depth = 2", ""));
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr),
+    );
+    assert!(output.status.success(), "{stderr}");
+    assert!(stdout.contains("(1 splits x 1 starts)"), "{stdout}");
+    assert!(!stderr.contains("note:"), "{stderr}");
+}

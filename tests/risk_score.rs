@@ -623,6 +623,64 @@ fn config_errors_name_what_is_wrong() {
     assert_fails("name = \"ogrs\"", 3, &["exactly two classes"]);
 }
 
+/// The warm start's own options with `warm_start = false` would be unused: refused, naming
+/// the key.
+#[test]
+fn warm_start_options_without_the_warm_start_are_refused() {
+    for key in ["warm_start_steps = \"milp\"", "warm_start_time_limit = 2.0"] {
+        let name = key.split(' ').next().unwrap();
+        assert_fails(
+            &format!("name = \"ogrs\"\nwarm_start = false\n{key}"),
+            2,
+            &[name, "warm_start = false"],
+        );
+    }
+}
+
+/// OGRS's features are checked on every split's training rows before anything is written:
+/// a feature that varies on one row only leaves the fold that tests that row with two
+/// varying features for three rules. Before, the folds ahead of it wrote their lines and
+/// the run failed at it.
+#[test]
+fn an_ogrs_split_that_cannot_be_fitted_fails_before_any_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let (x, y) = tiny_continuous(40, 5);
+    let mut text = String::from("age,pressure,rare,target\n");
+    for i in 0..x.nrows() {
+        let rare = u8::from(i == 7);
+        text.push_str(&format!("{},{:.2},{rare},{}\n", x[(i, 0)], x[(i, 1)], y[i]));
+    }
+    let data = dir.path().join("rare.csv");
+    std::fs::write(&data, text).unwrap();
+    let config = dir.path().join("config.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "[data]\npath = \"{}\"\n[split]\nprotocol = \"kfold\"\nfolds = 4\n\
+             [formulation]\nname = \"ogrs\"\nrules = 3\n[solver]\nname = \"highs\"\n\
+             time_limit = 4.0\nthreads = 1\n",
+            data.display()
+        ),
+    )
+    .unwrap();
+    let out = dir.path().join("out");
+    let output = glassbox(&[
+        "run",
+        config.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!output.status.success(), "{stderr}");
+    assert!(!out.join("results.jsonl").exists(), "{stderr}");
+    // The split is named: on all 40 rows the three features vary, on the fold's training
+    // rows two do.
+    assert!(
+        stderr.contains("(fold ") && stderr.contains("2 feature(s) vary on these rows"),
+        "{stderr}"
+    );
+}
+
 #[test]
 fn cli_runs_shows_and_predicts_a_risk_score() {
     let dir = tempfile::tempdir().unwrap();

@@ -415,6 +415,16 @@ fn run(
     registry: Arc<Registry>,
 ) -> Result<()> {
     let config = ExperimentConfig::load_with(config_path, registry)?;
+    let random_starts = config.formulation.random_starts();
+    let defaults = experiment::MultistartConfig::default();
+    if !random_starts
+        && (config.multistart.starts != defaults.starts || config.multistart.seed != defaults.seed)
+    {
+        eprintln!(
+            "note: {} solves once per split: [multistart] starts and seed do not apply to it",
+            config.formulation.name()
+        );
+    }
     let out = out.unwrap_or_else(|| {
         let stem = config_path
             .file_stem()
@@ -425,13 +435,17 @@ fn run(
     let stop = stop_on_signals()?;
     let progress = std::io::stderr().is_terminal();
     let outcome = experiment::run_until(&config, &out, force, progress, Some(stop))?;
+    let starts = if random_starts {
+        format!(" x {} starts", config.multistart.starts)
+    } else {
+        String::new()
+    };
     println!(
-        "{} on {} with {} ({} splits x {} starts)",
+        "{} on {} with {} ({} splits{starts})",
         config.formulation.name(),
         config.dataset_name(),
         config.solver.name,
         config.split.repeats,
-        config.multistart.starts
     );
     if !outcome.records.is_empty() {
         print!("{}", experiment::summary_table(&outcome.records));

@@ -17,10 +17,9 @@
 //! - [`status`]: `glassbox status DIR`.
 //!
 //! Depends on the experiment engine's public surface only: the grid (read with the caller's
-//! [`crate::registry::Registry`]), `engine::{run, plan_splits, plan_chains, Shard, summary,
-//! nested_report}`, the cells' [`crate::experiment::Formulation`] (`regression`, `check`) and
-//! [`crate::experiment::EngineData`], and the store's manifest, scan and merge. Unix only
-//! (signals, process groups).
+//! [`crate::registry::Registry`]), `engine::{run, load_and_check, plan_chains, Shard, summary,
+//! nested_report}` and the store's manifest, scan and merge. Unix only (signals, process
+//! groups).
 
 pub mod config;
 pub mod local;

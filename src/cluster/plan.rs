@@ -25,7 +25,6 @@
 use super::sizing;
 use crate::experiment::engine;
 use crate::experiment::grid::Experiment;
-use crate::experiment::EngineData;
 use crate::model::write_atomically;
 use crate::{GlassboxError, Result};
 use serde::{Deserialize, Serialize};
@@ -207,35 +206,7 @@ pub fn chain_lengths(exp: &Experiment) -> Result<Vec<usize>> {
     let n_datasets = exp.blocks.iter().map(|b| b.dataset + 1).max().unwrap_or(1);
     let mut n_splits = None;
     for d in 0..n_datasets {
-        let cells: Vec<_> = exp
-            .cells
-            .iter()
-            .filter(|c| exp.blocks[c.block].dataset == d)
-            .collect();
-        let Some(cell) = cells.first() else {
-            continue;
-        };
-        let regression = cell.config.formulation.regression();
-        let data = EngineData::load(&cell.config, regression)?;
-        for c in &cells {
-            let formulation = &c.config.formulation;
-            if formulation.regression() != regression {
-                return Err(GlassboxError::Config(format!(
-                    "{}: grid cell {} has another task (classification / regression) than the \
-                     first cell of its data set: one task per run",
-                    exp.file.display(),
-                    exp.describe(c)
-                )));
-            }
-            formulation.check(&c.config, &data).map_err(|e| {
-                GlassboxError::Config(format!(
-                    "{}: grid cell {}: {e}",
-                    exp.file.display(),
-                    exp.describe(c)
-                ))
-            })?;
-        }
-        let splits = engine::plan_splits(exp, &data)?.len();
+        let splits = engine::load_and_check(exp, d)?.1.len();
         if n_splits.is_some_and(|n| n != splits) {
             return Err(GlassboxError::Config(format!(
                 "{}: the data sets give different numbers of splits",

@@ -65,6 +65,16 @@ impl GlassboxError {
         }
     }
 
+    /// The error as a config error about `context` (a grid cell, a file): "context:
+    /// message", with one "config error:" in front where it was one already.
+    pub fn within(self, context: &str) -> Self {
+        let message = match self {
+            GlassboxError::Config(m) => m,
+            other => other.to_string(),
+        };
+        GlassboxError::Config(format!("{context}: {message}"))
+    }
+
     /// A formulation error.
     pub fn formulation(formulation: impl Into<String>, message: impl Into<String>) -> Self {
         GlassboxError::Formulation {

@@ -481,15 +481,21 @@ fn in_table(text: &str, e: &toml::de::Error) -> String {
     let table = e.span().and_then(|span| {
         let before = text.get(..span.start)?;
         let line_start = before.rfind('\n').map_or(0, |i| i + 1);
-        // An error on a header line is about the table's own name (a key of the root).
-        if is_header(&text[line_start..]) {
-            return None;
+        // An error on a header line is about the table's own name: a key of the root, or,
+        // for `[a.b]` (how a cell writes back an inline table such as `b = { from, to }`),
+        // key b of [a].
+        let line = text[line_start..].lines().next().unwrap_or("");
+        if is_header(line) {
+            let name = line.trim().trim_start_matches('[').trim_end_matches(']');
+            return name
+                .rsplit_once('.')
+                .map(|(table, key)| format!("[{table}] {key}"));
         }
         before[..line_start]
             .lines()
             .rev()
             .find(|line| is_header(line))
-            .map(str::trim)
+            .map(|line| line.trim().to_string())
     });
     match table {
         Some(table) => format!("{table}: {message}"),

@@ -130,10 +130,18 @@ pub struct SplitSpec {
     pub test: Vec<usize>,
 }
 
-/// The splits of `exp`'s protocol on `data` (stratified on the classes for classification,
-/// not for regression; the fixed split of `data.test_path` where it has one).
-pub fn plan_splits(exp: &Experiment, data: &EngineData) -> Result<Vec<SplitSpec>> {
-    plan(&exp.protocol, &exp.cells[0].config, data)
+impl SplitSpec {
+    /// The split as its results lines name it, for messages: `split 3` (a `fold`, `outer`
+    /// or `inner` split with its fold numbers).
+    pub fn describe(&self) -> String {
+        let mut text = format!("split {}", self.id);
+        match (self.role, self.fold, self.outer_fold) {
+            ("inner", Some(f), Some(o)) => text += &format!(" (outer fold {o}, inner fold {f})"),
+            (role, Some(f), _) => text += &format!(" ({role} {f})"),
+            _ => {}
+        }
+        text
+    }
 }
 
 /// The holdout splits of a one-setting config (`[split]`, or `data.test_path`'s).
@@ -141,6 +149,8 @@ pub fn holdout_splits(config: &ExperimentConfig, data: &EngineData) -> Result<Ve
     plan(&Protocol::Holdout, config, data)
 }
 
+/// The splits of `protocol` on `data` (stratified on the classes for classification, not
+/// for regression; the fixed split of `data.test_path` where it has one).
 fn plan(protocol: &Protocol, base: &ExperimentConfig, data: &EngineData) -> Result<Vec<SplitSpec>> {
     let n = data.n_samples();
     let labels = data.labels();
@@ -316,22 +326,8 @@ pub fn run(exp: &Experiment, options: &RunOptions) -> Result<EngineOutcome> {
     let mut data = Vec::with_capacity(n_datasets);
     let mut splits = Vec::with_capacity(n_datasets);
     for d in 0..n_datasets {
-        let cells: Vec<&Cell> = exp
-            .cells
-            .iter()
-            .filter(|c| exp.blocks[c.block].dataset == d)
-            .collect();
-        let first = &cells[0].config;
-        let regression = first.formulation.regression();
-        check_task(exp, &cells, regression)?;
-        let loaded = EngineData::load(first, regression)?;
-        for cell in &cells {
-            cell.config
-                .formulation
-                .check(&cell.config, &loaded)
-                .map_err(|e| in_cell(exp, cell, e))?;
-        }
-        splits.push(plan(&exp.protocol, first, &loaded)?);
+        let (loaded, planned) = load_and_check(exp, d)?;
+        splits.push(planned);
         data.push(loaded);
     }
     let n_splits = splits[0].len();
@@ -458,6 +454,45 @@ pub fn run(exp: &Experiment, options: &RunOptions) -> Result<EngineOutcome> {
 
 /// Checks that every cell of `cells` (one data set's) has the task of the first
 /// (`regression`) and that a nested protocol's inner metric fits it.
+/// Data set `d` of `exp` read and split, and every cell on it checked against the data and
+/// against each split's training rows ([`Formulation::check`], then
+/// [`Formulation::check_split`]): the errors a run can know before it writes anything.
+///
+/// [`Formulation::check`]: super::unit::Formulation::check
+/// [`Formulation::check_split`]: super::unit::Formulation::check_split
+pub fn load_and_check(exp: &Experiment, d: usize) -> Result<(EngineData, Vec<SplitSpec>)> {
+    let cells: Vec<&Cell> = exp
+        .cells
+        .iter()
+        .filter(|c| exp.blocks[c.block].dataset == d)
+        .collect();
+    let first = &cells
+        .first()
+        .ok_or_else(|| {
+            GlassboxError::Config(format!("{}: data set {d} has no cells", exp.file.display()))
+        })?
+        .config;
+    let regression = first.formulation.regression();
+    check_task(exp, &cells, regression)?;
+    let data = EngineData::load(first, regression)?;
+    for cell in &cells {
+        cell.config
+            .formulation
+            .check(&cell.config, &data)
+            .map_err(|e| in_cell(exp, cell, e))?;
+    }
+    let splits = plan(&exp.protocol, first, &data)?;
+    for cell in &cells {
+        for split in &splits {
+            cell.config
+                .formulation
+                .check_split(&cell.config, &data, split)
+                .map_err(|e| in_cell(exp, cell, e))?;
+        }
+    }
+    Ok((data, splits))
+}
+
 fn check_task(exp: &Experiment, cells: &[&Cell], regression: bool) -> Result<()> {
     let bad = |m: String| GlassboxError::Config(format!("{}: {m}", exp.file.display()));
     let task = |r: bool| if r { "regression" } else { "classification" };
@@ -496,7 +531,7 @@ fn in_cell(exp: &Experiment, cell: &Cell, e: GlassboxError) -> GlassboxError {
     if exp.cells.len() == 1 {
         e
     } else {
-        GlassboxError::Config(format!("grid cell {}: {e}", exp.describe(cell)))
+        e.within(&format!("grid cell {}", exp.describe(cell)))
     }
 }
 

@@ -5,7 +5,7 @@
 //! A grid config is a one-setting config in which some values are axes: a `[formulation]`
 //! parameter given a list (when the parameter takes a scalar) or a range
 //! `{ from, to, step, zero_first }`, a `[grid]` table of explicit axes, a list of solver names
-//! or of multistart seeds. Each cell (a point of the cartesian product) is written back as a
+//! or a list or range of multistart seeds. Each cell (a point of the cartesian product) is written back as a
 //! one-setting TOML document and read by [`ExperimentConfig::parse`], so every check of a
 //! plain config applies to every cell and a one-setting config is a grid of one cell.
 //!
@@ -537,11 +537,20 @@ fn parse_block(
         }
     }
     if let Some(toml::Value::Table(ms)) = doc.get_mut("multistart") {
-        if let Some(toml::Value::Array(seeds)) = ms.get("seed") {
+        let seeds = match ms.get("seed") {
+            Some(toml::Value::Array(seeds)) => {
+                Some(non_empty(seeds.clone(), "[multistart] seed").map_err(&bad)?)
+            }
+            Some(toml::Value::Table(range)) => {
+                Some(expand_range("[multistart] seed", range).map_err(&bad)?)
+            }
+            _ => None,
+        };
+        if let Some(values) = seeds {
             axes.push(Axis {
                 key: "seed".into(),
                 section: AxisSection::MultistartSeed,
-                values: non_empty(seeds.clone(), "[multistart] seed").map_err(&bad)?,
+                values,
             });
             ms.remove("seed");
         }
@@ -579,10 +588,7 @@ fn parse_block(
                 if axes.is_empty() {
                     e
                 } else {
-                    GlassboxError::Config(format!(
-                        "grid cell {}: {e}",
-                        describe_coords(&axes, &coords)
-                    ))
+                    e.within(&format!("grid cell {}", describe_coords(&axes, &coords)))
                 }
             })?;
         // The split protocol (k-fold, nested) is taken out of [split] above: a k-fold fold
@@ -1093,6 +1099,39 @@ name = "ipopt"
             e.cells.iter().map(|c| &c.fingerprint).collect();
         assert_eq!(fps.len(), e.cells.len());
         assert_eq!(e.grid_values(&e.cells[0])["lambda_local_log2"], "-inf");
+    }
+
+    /// A `[multistart] seed` range is an axis as a list is (before, the range reached the
+    /// config's parse and failed without naming the key); an inline table where a number
+    /// belongs is an error naming its table and key.
+    #[test]
+    fn a_seed_range_is_an_axis_and_a_misplaced_range_is_named() {
+        let range = format!("{BASE}[multistart]\nseed = {{ from = 3, to = 5 }}\n");
+        let e = Experiment::parse(Path::new("x.toml"), &range).unwrap();
+        assert_eq!(e.axes[0].label(), "multistart_seed");
+        let seeds: Vec<u64> = e
+            .cells
+            .iter()
+            .map(|c| c.config.multistart.seed)
+            .collect::<BTreeSet<_>>()
+            .into_iter()
+            .collect();
+        assert_eq!(seeds, [3, 4, 5]);
+        assert_eq!(e.cells.len(), 3 * 4 * 2);
+        let list = range.replace("{ from = 3, to = 5 }", "[3, 4, 5]");
+        let fps = |e: &Experiment| -> Vec<String> {
+            e.cells.iter().map(|c| c.fingerprint.clone()).collect()
+        };
+        assert_eq!(
+            fps(&e),
+            fps(&Experiment::parse(Path::new("x.toml"), &list).unwrap())
+        );
+        let misplaced = format!("{BASE}[split]\nrepeats = {{ from = 1, to = 2 }}\n");
+        let e = Experiment::parse(Path::new("x.toml"), &misplaced)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("[split] repeats: invalid type: map"), "{e}");
+        assert_eq!(e.matches("config error").count(), 1, "{e}");
     }
 
     /// A solver list multiplies with a formulation list (the list was taken as the

@@ -42,6 +42,12 @@ pub trait Formulation: Send + Sync {
     fn decomposable(&self) -> bool {
         false
     }
+    /// Whether `[multistart] starts` and `seed` apply: the NLP kinds' multistart. The
+    /// others solve once per split (a MILP backend searches globally, a learner is seeded
+    /// by the split) and ignore them, as a config of several formulations needs.
+    fn random_starts(&self) -> bool {
+        false
+    }
     /// Solves per unit that a progress bar counts (the starts of a multistart).
     fn solves_per_unit(&self, _config: &ExperimentConfig) -> usize {
         1
@@ -49,6 +55,17 @@ pub trait Formulation: Send + Sync {
     /// Checks the cell's formulation, solver, multistart and warm start against the data
     /// before anything is written.
     fn check(&self, config: &ExperimentConfig, data: &EngineData) -> Result<()>;
+    /// Checks what depends on `split`'s training rows (after [`Formulation::check`], for
+    /// every split before anything is written), so that a split that cannot be fitted
+    /// fails the run before the splits ahead of it write their lines.
+    fn check_split(
+        &self,
+        _config: &ExperimentConfig,
+        _data: &EngineData,
+        _split: &SplitSpec,
+    ) -> Result<()> {
+        Ok(())
+    }
     /// Runs the unit of `config`'s cell on `split`.
     fn run(
         &self,

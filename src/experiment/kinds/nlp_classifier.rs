@@ -193,6 +193,10 @@ where
     fn decomposable(&self) -> bool {
         self.0.decomposable()
     }
+    fn random_starts(&self) -> bool {
+        true
+    }
+
     fn solves_per_unit(&self, config: &ExperimentConfig) -> usize {
         multistart::nlp_solves_per_unit(self.0.greedy_start_count(), config, self.chooses())
     }

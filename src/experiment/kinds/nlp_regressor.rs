@@ -106,6 +106,10 @@ where
     fn carries(&self) -> bool {
         true
     }
+    fn random_starts(&self) -> bool {
+        true
+    }
+
     fn solves_per_unit(&self, config: &ExperimentConfig) -> usize {
         multistart::nlp_solves_per_unit(self.0.greedy_start_count(), config, self.chooses())
     }

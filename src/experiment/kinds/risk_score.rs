@@ -50,6 +50,20 @@ impl Formulation for RiskScore {
             .map(|_| ())
     }
 
+    /// The features' check again on the split's training rows, which the fit sees: fewer
+    /// rows can leave fewer features varying (OGRS) or splittable by epsilon.
+    fn check_split(
+        &self,
+        config: &ExperimentConfig,
+        data: &EngineData,
+        split: &SplitSpec,
+    ) -> Result<()> {
+        let d = data.classification(self.name())?;
+        self.0
+            .check_features(&d.rows(&split.train).x, &d.feature_names)
+            .map_err(|e| e.within(&format!("{}: {}", config.file.display(), split.describe())))
+    }
+
     fn run(
         &self,
         config: &ExperimentConfig,
