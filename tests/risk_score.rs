@@ -1056,3 +1056,32 @@ fn ors_refuses_epsilon() {
     .unwrap();
     assert_fails("name = \"ors\"\nepsilon = 0.3", 2, &["epsilon", "OGRS"]);
 }
+
+/// A score set whose every point fits a card but whose rules together could sum past what
+/// a saved card may hold (and `show` / `predict` would refuse) is refused before the run,
+/// counting the rules the data allow (here 2 of the 3 features' rules).
+#[test]
+fn rules_times_the_largest_score_past_a_card_s_total_are_refused() {
+    assert_fails(
+        "name = \"ogrs\"\nrules = 2\nscore_min = -60000\nscore_max = 40000",
+        2,
+        &["2 rules of up to 60000 points each could sum to 120000"],
+    );
+    let config = RiskScoreConfig {
+        rules: 5,
+        score_min: -30000,
+        score_max: 30000,
+        ..RiskScoreConfig::default()
+    };
+    let (x, _) = tiny_continuous(20, 3);
+    let names: Vec<String> = (0..x.ncols()).map(|j| format!("x{j}")).collect();
+    // Rules beyond the features count as the features: 3 x 30000 is within a card.
+    config.check_features(&x, &names).unwrap();
+    let wide = DMatrix::from_fn(20, 4, |i, j| x[(i, j % x.ncols())] + j as f64);
+    let names4: Vec<String> = (0..4).map(|j| format!("x{j}")).collect();
+    let e = config
+        .check_features(&wide, &names4)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("4 rules of up to 30000"), "{e}");
+}

@@ -384,6 +384,28 @@ impl RiskScoreConfig {
     /// ORS without binarization needs features of at most two values: the first of
     /// `x`'s columns (named by `names`) with more is an error naming it.
     pub fn check_features(&self, x: &DMatrix<f64>, names: &[String]) -> Result<()> {
+        // A card whose rules could sum to more |points| than a saved card may hold would be
+        // written and then refused by `show` / `predict`.
+        let rules = self.rules_for(x.ncols());
+        let most = u128::try_from(rules).unwrap_or(u128::MAX)
+            * u128::from(
+                self.score_min
+                    .unsigned_abs()
+                    .max(self.score_max.unsigned_abs()),
+            );
+        if most > u128::from(card::MAX_TOTAL_POINTS) {
+            return Err(GlassboxError::formulation(
+                self.name(),
+                format!(
+                    "{rules} rules of up to {} points each could sum to {most} points, above \
+                     the {} a saved card may hold: lower rules or narrow score_min..score_max",
+                    self.score_min
+                        .unsigned_abs()
+                        .max(self.score_max.unsigned_abs()),
+                    card::MAX_TOTAL_POINTS
+                ),
+            ));
+        }
         if self.kind == Kind::Ogrs {
             return self.check_varying(x);
         }
