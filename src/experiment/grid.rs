@@ -335,10 +335,31 @@ impl Experiment {
                                 .into(),
                         ))
                     }
-                    None if several && !uses_solver(&registry, &table) => {
+                    None if several && !formulation_says(&registry, &table, |f| f.uses_solver()) => {
                         sub.remove("solver");
                     }
                     None => {}
+                }
+                // A seed list or range beside a formulation that solves once per split makes
+                // cells that differ by nothing: dropped for it in a config of several
+                // formulations (as [solver] is for a learner), refused in one of its own.
+                if !formulation_says(&registry, &table, |f| f.random_starts()) {
+                    if let Some(toml::Value::Table(ms)) = sub.get_mut("multistart") {
+                        if matches!(
+                            ms.get("seed"),
+                            Some(toml::Value::Array(_) | toml::Value::Table(_))
+                        ) {
+                            if !several {
+                                return Err(bad(format!(
+                                    "[multistart] seed: '{}' solves once per split, so a list \
+                                     of seeds makes cells that differ by nothing: give one seed \
+                                     (or none)",
+                                    table.get("name").and_then(|n| n.as_str()).unwrap_or("?")
+                                )));
+                            }
+                            ms.remove("seed");
+                        }
+                    }
                 }
                 let fname = table
                     .get("name")
@@ -497,10 +518,14 @@ struct ParsedBlock {
     fingerprint: String,
 }
 
-/// Whether a `[formulation]` table names a formulation that uses a solver: all but the
-/// heuristic learners without one (which learner uses one does not depend on its keys, so
-/// its default config says).
-fn uses_solver(registry: &Registry, table: &toml::Table) -> bool {
+/// What the formulation a `[formulation]` table names says of itself, by `ask` (whether
+/// it uses a solver, whether it takes random starts), on its default config: neither
+/// depends on its keys. True where the table names none, or one that needs keys to parse.
+fn formulation_says(
+    registry: &Registry,
+    table: &toml::Table,
+    ask: impl Fn(&dyn super::Formulation) -> bool,
+) -> bool {
     let Some(toml::Value::String(name)) = table.get("name") else {
         return true;
     };
@@ -508,7 +533,7 @@ fn uses_solver(registry: &Registry, table: &toml::Table) -> bool {
         .formulation(name)
         .map(|e| e.parse(toml::Table::new()))
     {
-        Ok(Ok(formulation)) => formulation.uses_solver(),
+        Ok(Ok(formulation)) => ask(formulation.as_ref()),
         _ => true,
     }
 }
@@ -1132,6 +1157,38 @@ name = "ipopt"
             .to_string();
         assert!(e.contains("[split] repeats: invalid type: map"), "{e}");
         assert_eq!(e.matches("config error").count(), 1, "{e}");
+    }
+
+    /// A seed list makes no cells for a formulation that solves once per split: refused in
+    /// a config of its own, dropped from its block beside an NLP formulation that takes it.
+    #[test]
+    fn a_seed_list_is_refused_or_dropped_where_no_random_start_takes_it() {
+        let data = "[data]\nsynthetic = { rows = 60, features = 3, classes = 2, seed = 1 }\n";
+        let seeds = "[multistart]\nseed = [1, 2]\n";
+        let alone = format!("{data}[formulation]\nname = \"cart\"\ndepth = 1\n{seeds}");
+        let e = Experiment::parse(Path::new("x.toml"), &alone)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("[multistart] seed: 'cart' solves once per split"), "{e}");
+        let one_seed = alone.replace("[1, 2]", "3");
+        assert_eq!(
+            Experiment::parse(Path::new("x.toml"), &one_seed)
+                .unwrap()
+                .cells
+                .len(),
+            1
+        );
+        let beside = format!(
+            "{data}[[formulation]]\nname = \"cart\"\ndepth = 1\n[[formulation]]\n\
+             name = \"sorct\"\ndepth = 1\n[solver]\nname = \"ipopt\"\n{seeds}"
+        );
+        let e = Experiment::parse(Path::new("x.toml"), &beside).unwrap();
+        let per_block: Vec<(String, usize)> = e
+            .blocks
+            .iter()
+            .map(|b| (b.formulation.clone(), b.cells))
+            .collect();
+        assert_eq!(per_block, [("cart".into(), 1), ("sorct".into(), 2)]);
     }
 
     /// A solver list multiplies with a formulation list (the list was taken as the
