@@ -73,14 +73,46 @@ pub struct GrowParams {
 #[derive(Clone, Debug)]
 enum Stats {
     Classes(Vec<f64>),
-    Values { w: f64, sum: f64, sum_sq: f64 },
+    /// Sums of `v - offset`: with the node's own mean as the offset the sums stay near 0, so
+    /// the split search's `-sum^2 / w` keeps the targets' spread however far from 0 they lie
+    /// (a constant added to every target leaves the tree as it is; raw sums of targets near
+    /// 1e9 lost it and picked other splits).
+    Values {
+        offset: f64,
+        w: f64,
+        sum: f64,
+        sum_sq: f64,
+    },
 }
 
 impl Stats {
-    fn empty(targets: &Targets<'_>) -> Self {
+    /// The statistics of `rows`.
+    fn of_rows(targets: &Targets<'_>, rows: &[usize], weights: &[f64]) -> Self {
+        let offset = match targets {
+            Targets::Classes { .. } => 0.0,
+            Targets::Values(v) => {
+                let (w, sum) = rows.iter().fold((0.0, 0.0), |(w, s), &i| {
+                    (w + weights[i], s + weights[i] * v[i])
+                });
+                if w > 0.0 && (sum / w).is_finite() {
+                    sum / w
+                } else {
+                    0.0
+                }
+            }
+        };
+        let mut stats = Stats::empty(targets, offset);
+        for &i in rows {
+            stats.add(targets, i, weights[i], 1.0);
+        }
+        stats
+    }
+
+    fn empty(targets: &Targets<'_>, offset: f64) -> Self {
         match targets {
             Targets::Classes { n_classes, .. } => Stats::Classes(vec![0.0; *n_classes]),
             Targets::Values(_) => Stats::Values {
+                offset,
                 w: 0.0,
                 sum: 0.0,
                 sum_sq: 0.0,
@@ -88,13 +120,30 @@ impl Stats {
         }
     }
 
+    /// No rows, with the same offset (the other side of a split of this node).
+    fn emptied(&self, targets: &Targets<'_>) -> Self {
+        match self {
+            Stats::Values { offset, .. } => Stats::empty(targets, *offset),
+            Stats::Classes(_) => Stats::empty(targets, 0.0),
+        }
+    }
+
     fn add(&mut self, targets: &Targets<'_>, i: usize, w: f64, sign: f64) {
         match (self, targets) {
             (Stats::Classes(c), Targets::Classes { y, .. }) => c[y[i]] += sign * w,
-            (Stats::Values { w: sw, sum, sum_sq }, Targets::Values(v)) => {
+            (
+                Stats::Values {
+                    offset,
+                    w: sw,
+                    sum,
+                    sum_sq,
+                },
+                Targets::Values(v),
+            ) => {
+                let d = v[i] - *offset;
                 *sw += sign * w;
-                *sum += sign * w * v[i];
-                *sum_sq += sign * w * v[i] * v[i];
+                *sum += sign * w * d;
+                *sum_sq += sign * w * d * d;
             }
             _ => unreachable!("statistics built for these targets"),
         }
@@ -152,7 +201,9 @@ impl Stats {
                 .iter()
                 .map(|&ck| if w > 0.0 { ck / w } else { 0.0 })
                 .collect(),
-            Stats::Values { sum, .. } => vec![if w > 0.0 { sum / w } else { 0.0 }],
+            Stats::Values { offset, sum, .. } => {
+                vec![if w > 0.0 { offset + sum / w } else { 0.0 }]
+            }
         }
     }
 }
@@ -172,10 +223,7 @@ pub fn grow(
     let mut stack = vec![(0usize, rows, 0usize)];
     nodes.push(Node::leaf(Vec::new()));
     while let Some((t, rows, depth)) = stack.pop() {
-        let mut stats = Stats::empty(&targets);
-        for &i in &rows {
-            stats.add(&targets, i, weights[i], 1.0);
-        }
+        let stats = Stats::of_rows(&targets, &rows, weights);
         let impurity = stats.impurity(params.criterion);
         nodes[t] = Node {
             branch: None,
@@ -238,7 +286,7 @@ fn best_split(
     let consider = |j: usize, best: &mut Option<(f64, AxisSplit)>| {
         let mut sorted: Vec<(f64, usize)> = rows.iter().map(|&i| (x[(i, j)], i)).collect();
         sorted.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
-        let mut left = Stats::empty(targets);
+        let mut left = total.emptied(targets);
         let mut right = total.clone();
         let n = sorted.len();
         for k in 0..n - 1 {

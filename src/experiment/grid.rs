@@ -1169,7 +1169,10 @@ name = "ipopt"
         let e = Experiment::parse(Path::new("x.toml"), &alone)
             .unwrap_err()
             .to_string();
-        assert!(e.contains("[multistart] seed: 'cart' solves once per split"), "{e}");
+        assert!(
+            e.contains("[multistart] seed: 'cart' solves once per split"),
+            "{e}"
+        );
         let one_seed = alone.replace("[1, 2]", "3");
         assert_eq!(
             Experiment::parse(Path::new("x.toml"), &one_seed)
