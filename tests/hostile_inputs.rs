@@ -387,6 +387,31 @@ fn a_column_whose_range_overflows_is_named() {
     );
     let (output, out) = s.run(&reg, CART_REGRESSION, "");
     assert_error(&output, &out, &["column 'target'", "rescale the column"]);
+    // A finite range whose squares overflow: the fit wrote inf / NaN metrics and exit 0.
+    let huge = s.write(
+        "h.csv",
+        "x,target\n1,1e160\n2,2e160\n3,3e160\n4,4e160\n5,5e160\n6,6e160\n7,7e160\n8,8e160\n",
+    );
+    let (output, out) = s.run(&huge, CART_REGRESSION, "");
+    assert_error(
+        &output,
+        &out,
+        &[
+            "column 'target'",
+            "1e160 is beyond +-1e150",
+            "rescale the target",
+        ],
+    );
+    let fine = s.write(
+        "f.csv",
+        "x,target\n1,1e149\n2,2e149\n3,3e149\n4,4e149\n5,5e149\n6,6e149\n7,7e149\n8,8e149\n",
+    );
+    let (output, _) = s.run(&fine, CART_REGRESSION, "");
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
 }
 
 /// A row of huge but finite values overflows a linear model's scores (1e308 times a weight

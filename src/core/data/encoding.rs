@@ -83,6 +83,10 @@ impl<'de> Deserialize<'de> for DummyCoding {
     }
 }
 
+/// The largest |value| of a regression target: its square and sums of a few billion such
+/// squares stay finite.
+pub const MAX_REGRESSION_TARGET: f64 = 1e150;
+
 impl Table {
     /// Encodes the table for classification: the features through a drop-first dummy
     /// [`Encoding`] fitted on this table, the target as class indices into the sorted
@@ -169,7 +173,8 @@ impl Table {
     /// Refuses a numeric column (and a regression `target`) whose values span more than an
     /// f64 holds (max - min infinite, as from -1e308 to 1e308): features are scaled by their
     /// range, and the models' scores are sums of such values, so every solve would fail on
-    /// infinities without saying why.
+    /// infinities without saying why. A regression target must also stay within
+    /// [`MAX_REGRESSION_TARGET`].
     fn check_ranges(&self, target: Option<&[f64]>) -> Result<()> {
         let numeric =
             self.feature_names.iter().zip(&self.columns).filter_map(
@@ -188,6 +193,22 @@ impl Table {
                         "column '{name}': its values span from {min:e} to {max:e}, a range \
                          beyond what a 64-bit float holds; rescale the column (or drop the \
                          rows of its extreme values)"
+                    ),
+                ));
+            }
+        }
+        // A regression is fitted and judged by squared errors: targets beyond 1e150 square
+        // past what a 64-bit float holds, and every objective and metric became inf / NaN.
+        if let Some(y) = target {
+            if let Some(v) = y.iter().find(|v| v.abs() > MAX_REGRESSION_TARGET) {
+                return Err(GlassboxError::data(
+                    &self.source,
+                    format!(
+                        "column '{}': the regression target {v:e} is beyond \
+                         +-{MAX_REGRESSION_TARGET:e}, where its square (squared errors are what \
+                         a regression fits and reports) overflows a 64-bit float; rescale the \
+                         target (e.g. divide it by a power of ten)",
+                        self.target_name
                     ),
                 ));
             }
