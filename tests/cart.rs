@@ -174,6 +174,7 @@ fn model(regression: bool) -> TreeModel {
         columns: vec![ColumnEncoding::Numeric {
             name: "age".to_string(),
         }],
+        target: None,
     };
     let (criterion, task, tree) = if regression {
         let y = [1.0, 1.0, 3.0, 1.0, 3.0];

@@ -531,3 +531,58 @@ fn the_header_counts_starts_only_where_they_apply() {
     assert!(stdout.contains("(1 splits x 1 starts)"), "{stdout}");
     assert!(!stderr.contains("note:"), "{stderr}");
 }
+
+/// `predict` reads a file's labels from the column the model was trained with (a
+/// classifier's `data.target = "label"` beside a feature named `target` was read as the
+/// label, and the feature as missing), and only the model's columns: one it does not use
+/// may hold text or gaps.
+#[test]
+fn predict_reads_the_trained_target_and_only_the_model_s_columns() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut text = String::from("x1,target,label\n");
+    for i in 0..24 {
+        text.push_str(&format!(
+            "{i},{},{}\n",
+            30 - i,
+            if i < 12 { "a" } else { "b" }
+        ));
+    }
+    let train = write_csv(dir.path(), "train.csv", &text);
+    let config = dir.path().join("c.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "[data]\npath = \"{train}\"\ntarget = \"label\"\n[split]\nrepeats = 1\n\
+             [formulation]\nname = \"cart\"\ndepth = 1\n"
+        ),
+    )
+    .unwrap();
+    let out = dir.path().join("out");
+    let run = glassbox(&[
+        "run",
+        config.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let model = out.join("models/split-0.json");
+    let predict = |file: &str| {
+        let output = glassbox(&["predict", model.to_str().unwrap(), file]);
+        let stderr = String::from_utf8_lossy(&output.stderr).to_string();
+        assert!(output.status.success(), "{stderr}");
+        String::from_utf8_lossy(&output.stdout).to_string()
+    };
+    assert!(predict(&train).contains("accuracy 1.0000 on 24 rows"));
+    let extra = write_csv(
+        dir.path(),
+        "extra.csv",
+        "notes,x1,target,label\nzz,1,29,a\n,20,10,b\n3,5,25,a\n",
+    );
+    let stdout = predict(&extra);
+    assert!(stdout.starts_with("a\nb\na\n"), "{stdout}");
+    assert!(stdout.contains("accuracy 1.0000 on 3 rows"), "{stdout}");
+}

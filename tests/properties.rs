@@ -239,6 +239,7 @@ fn nlp_model<F: NlpClassifierFormulation>(
                 name: format!("x{j}"),
             })
             .collect(),
+        target: None,
     };
     f.model(&problem, &point, scaler.clone(), names(k), encoding)
 }
@@ -278,6 +279,7 @@ proptest! {
                 columns: (0..x.ncols())
                     .map(|j| data::ColumnEncoding::Numeric { name: format!("x{j}") })
                     .collect(),
+                target: None,
             },
             tree,
         };

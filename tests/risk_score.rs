@@ -388,6 +388,7 @@ fn encoding(p: usize) -> Encoding {
                 name: ["age", "pressure", "ratio"][j].to_string(),
             })
             .collect(),
+        target: None,
     }
 }
 

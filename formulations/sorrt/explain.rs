@@ -14,7 +14,7 @@
 
 use super::SorrtModel;
 use glassbox_core::data::{
-    check_finite_outputs, check_finite_predictions, ColumnEncoding, CsvOptions, Table,
+    check_finite_outputs, check_finite_predictions, read_table_for_model, Table,
 };
 use glassbox_core::plot::font_available;
 use glassbox_core::{GlassboxError, Result};
@@ -78,19 +78,7 @@ impl Explanations {
 
     /// Reads a CSV file the way `glassbox predict` does (target optional) and explains it.
     pub fn of_csv(model: &SorrtModel, path: &Path) -> Result<Self> {
-        let options = CsvOptions {
-            target: model.target.clone(),
-            categorical: model
-                .encoding
-                .columns
-                .iter()
-                .filter(|c| matches!(c, ColumnEncoding::Dummies { .. }))
-                .map(|c| c.name().to_string())
-                .collect(),
-            drop_missing: false,
-            target_optional: true,
-        };
-        let table = Table::from_csv(path, &options)?;
+        let table = read_table_for_model(&model.encoding, path, &model.target)?;
         Self::of_table(model, &table)
     }
 

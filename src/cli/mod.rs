@@ -126,12 +126,12 @@ enum Command {
     Predict {
         /// A model saved by `glassbox run` (DIR/models/split-R.json).
         model: PathBuf,
-        /// A CSV file with the model's feature columns.
+        /// A CSV file with the model's feature columns (other columns are not read).
         data: PathBuf,
         /// Write predictions (class and probabilities) to this CSV file.
         #[arg(long)]
         out: Option<PathBuf>,
-        /// The target column, if present.
+        /// The target column, if present (default: the column the model was trained with).
         #[arg(long, default_value = "target")]
         target: String,
     },

@@ -163,6 +163,11 @@ pub(super) fn predict(
             loaded.kind
         );
     };
+    // The labels are in the column the model was trained with, unless --target says.
+    let target = match model.encoding().target.as_deref() {
+        Some(trained) if target == "target" => trained,
+        _ => target,
+    };
     let (table, x) = read_for_model(model.encoding(), data_path, target)?;
     let proba = model.predict_proba(&x);
     check_finite_outputs(&proba, &table)?;

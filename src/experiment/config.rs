@@ -330,7 +330,7 @@ impl ExperimentConfig {
             target: self.data.target.clone(),
             categorical: self.data.categorical.clone(),
             drop_missing: self.data.drop_missing,
-            target_optional: false,
+            ..CsvOptions::default()
         };
         let table = Table::from_csv(&path, &options)?;
         match &self.data.test_path {

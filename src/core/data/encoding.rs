@@ -295,6 +295,10 @@ impl ColumnEncoding {
 pub struct Encoding {
     /// One entry per raw feature column, in the table's order.
     pub columns: Vec<ColumnEncoding>,
+    /// The target column of the table it was fitted on, where `glassbox predict` finds a
+    /// file's labels; absent in models saved before it was recorded (`target` then).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target: Option<String>,
 }
 
 impl Encoding {
@@ -327,7 +331,10 @@ impl Encoding {
                 }
             })
             .collect();
-        Encoding { columns }
+        Encoding {
+            columns,
+            target: Some(table.target_name.clone()),
+        }
     }
 
     /// The number of encoded features (p).
@@ -569,14 +576,10 @@ impl RegressionData {
     }
 }
 
-/// Reads the CSV file `data_path` for a model with `encoding`: its categorical columns as the
-/// model's, its target column `target` optional (a file to predict on may lack it). The table
-/// and its features encoded as the model's.
-pub fn read_for_model(
-    encoding: &Encoding,
-    data_path: &Path,
-    target: &str,
-) -> Result<(Table, DMatrix<f64>)> {
+/// Reads the CSV file `data_path` for a model with `encoding`: the model's columns only (a
+/// column it does not use is not read), its categorical columns as the model's, and the
+/// target column `target`, optional (a file to predict on may lack it).
+pub fn read_table_for_model(encoding: &Encoding, data_path: &Path, target: &str) -> Result<Table> {
     let options = CsvOptions {
         target: target.to_string(),
         categorical: encoding
@@ -587,8 +590,24 @@ pub fn read_for_model(
             .collect(),
         drop_missing: false,
         target_optional: true,
+        only_columns: Some(
+            encoding
+                .columns
+                .iter()
+                .map(|c| c.name().to_string())
+                .collect(),
+        ),
     };
-    let table = Table::from_csv(data_path, &options)?;
+    Table::from_csv(data_path, &options)
+}
+
+/// [`read_table_for_model`], and the table's features encoded as the model's.
+pub fn read_for_model(
+    encoding: &Encoding,
+    data_path: &Path,
+    target: &str,
+) -> Result<(Table, DMatrix<f64>)> {
+    let table = read_table_for_model(encoding, data_path, target)?;
     let x = encoding.transform(&table)?;
     Ok((table, x))
 }

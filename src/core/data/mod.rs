@@ -29,8 +29,8 @@ mod table;
 
 pub use crate::synthetic::synthetic_oblique;
 pub use encoding::{
-    check_finite_outputs, check_finite_predictions, read_for_model, ClassificationData,
-    ColumnEncoding, DummyCoding, Encoding, RegressionData,
+    check_finite_outputs, check_finite_predictions, read_for_model, read_table_for_model,
+    ClassificationData, ColumnEncoding, DummyCoding, Encoding, RegressionData,
 };
 pub use scaling::MinMaxScaler;
 pub use split::{random_split, stratified_kfold, stratified_split, stratified_split_named};

@@ -27,6 +27,11 @@ pub struct CsvOptions {
     /// `target` is then empty. Not a config key.
     #[serde(skip)]
     pub target_optional: bool,
+    /// Read only these feature columns (and the target); the file's other columns are
+    /// dropped unread: a model's new data may carry columns it does not use, whatever
+    /// they hold. `None` reads every column. Not a config key.
+    #[serde(skip)]
+    pub only_columns: Option<Vec<String>>,
 }
 
 impl Default for CsvOptions {
@@ -36,6 +41,7 @@ impl Default for CsvOptions {
             categorical: Vec::new(),
             drop_missing: false,
             target_optional: false,
+            only_columns: None,
         }
     }
 }
@@ -261,6 +267,19 @@ impl Table {
             ));
         }
 
+        let (names, mut rows) = match &options.only_columns {
+            Some(wanted) => {
+                let wanted: std::collections::HashSet<&str> =
+                    wanted.iter().map(|c| c.trim()).collect();
+                let kept: Vec<usize> = (0..names.len())
+                    .filter(|&j| names[j] == target_name || wanted.contains(names[j].as_str()))
+                    .collect();
+                let pick = |row: &[String]| kept.iter().map(|&j| row[j].clone()).collect();
+                let rows: Vec<Vec<String>> = rows.iter().map(|r| pick(r)).collect();
+                (pick(&names), rows)
+            }
+            None => (names, rows),
+        };
         let target_index = names.iter().position(|n| *n == target_name);
         if target_index.is_none() && !options.target_optional {
             return Err(err(format!(
