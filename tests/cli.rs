@@ -401,6 +401,33 @@ fn fixed_split_from_a_test_file() {
     let (output, out, _d) =
         run_config(&config(&data, "depth = 2", "").replace("repeats = 1", "repeats = 3"));
     assert_clean_failure(&output, &out, &["test_path", "repeats"]);
+    // A bad target in the test file, found once the two files are one table, is placed in
+    // the test file (it said "line 3" of "train + test").
+    let rows: String = (0..12).map(|i| format!("{i},{}\n", 2 * i)).collect();
+    let reg_train = write_csv(dir.path(), "reg_train.csv", &format!("x,target\n{rows}"));
+    let reg_test = write_csv(dir.path(), "reg_test.csv", "x,target\n1,2\n2,nan\n");
+    let (output, out, _d) = run_config(&format!(
+        "[data]\npath = \"{reg_train}\"\ntest_path = \"{reg_test}\"\n[formulation]\n\
+         name = \"cart\"\ncriterion = \"squared_error\"\ndepth = 1\n"
+    ));
+    assert_clean_failure(&output, &out, &["column 'target', ", "reg_test.csv line 3"]);
+    // A training file of one class cannot be learned from, whatever the test file holds.
+    let setosa: Vec<&str> = train
+        .iter()
+        .copied()
+        .filter(|l| l.ends_with("setosa") || *l == header)
+        .collect();
+    let one_class = write_csv(dir.path(), "one_class.csv", &setosa.join("\n"));
+    let data = format!("path = \"{one_class}\"\ntest_path = \"{test_csv}\"");
+    let (output, out, _d) = run_config(&config(&data, "depth = 2", ""));
+    assert_clean_failure(
+        &output,
+        &out,
+        &[
+            "one_class.csv",
+            "a single class 'Iris-setosa' in the training file",
+        ],
+    );
 }
 
 /// Without the `torch` feature a CCT config is refused before anything is written, with a

@@ -85,6 +85,7 @@ proptest! {
             target: vec!["a".into(); n],
             line_numbers: (2..n + 2).collect(),
             rows_in_memory: false,
+            parts: Vec::new(),
         };
         let encoding = data::Encoding::fit(&table);
         let x = encoding.transform(&table).unwrap();

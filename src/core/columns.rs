@@ -100,6 +100,7 @@ impl Table {
             target,
             line_numbers: (0..n).map(|i| i + 2).collect(),
             rows_in_memory: true,
+            parts: Vec::new(),
         })
     }
 }

@@ -152,7 +152,25 @@ impl EngineData {
         let encoded = if regression {
             Encoded::Regression(table.encode_regression_with(dummies)?)
         } else {
-            Encoded::Classification(table.encode_classification_with(dummies)?)
+            let d = table.encode_classification_with(dummies)?;
+            // The classes are counted on both files together (they are encoded alike); a
+            // model learns from the training file alone, which must hold two of them.
+            if let Some(n_train) = fixed_train {
+                let first = d.y[..n_train].first().copied();
+                if d.y[..n_train].iter().all(|&k| Some(k) == first) {
+                    let file = table.file_parts().remove(0).1;
+                    return Err(GlassboxError::data(
+                        file,
+                        format!(
+                            "the target column '{}' has a single class '{}' in the training \
+                             file (data.path); classification needs at least two",
+                            table.target_name,
+                            first.map_or("", |k| d.classes[k].as_str())
+                        ),
+                    ));
+                }
+            }
+            Encoded::Classification(d)
         };
         Ok(EngineData {
             table,

@@ -92,6 +92,9 @@ pub struct Table {
     /// Whether the rows came from memory (a DataFrame) rather than a file: errors then
     /// name row `i` (0-based) instead of a line.
     pub rows_in_memory: bool,
+    /// For the rows of several files ([`Table::append`]): where each file's rows begin
+    /// (row index, file), so that errors name the file of a line. Empty for one file.
+    pub parts: Vec<(usize, String)>,
 }
 
 /// A reader that notes the offset of every '\n' it passes on, for [`Table::from_reader`]'s
@@ -391,6 +394,7 @@ impl Table {
             target,
             line_numbers: lines,
             rows_in_memory: false,
+            parts: Vec::new(),
         })
     }
 
@@ -441,7 +445,26 @@ impl Table {
                 .copied()
                 .collect(),
             rows_in_memory: self.rows_in_memory || other.rows_in_memory,
+            parts: self
+                .file_parts()
+                .into_iter()
+                .chain(
+                    other
+                        .file_parts()
+                        .into_iter()
+                        .map(|(start, file)| (start + self.n_rows(), file)),
+                )
+                .collect(),
         })
+    }
+
+    /// Where each file's rows begin: [`Table::parts`], or the one file from row 0.
+    pub fn file_parts(&self) -> Vec<(usize, String)> {
+        if self.parts.is_empty() {
+            vec![(0, self.source.clone())]
+        } else {
+            self.parts.clone()
+        }
     }
 
     /// The number of rows (samples).
@@ -454,13 +477,15 @@ impl Table {
         self.line_numbers.get(i).copied().unwrap_or(i + 2)
     }
 
-    /// Where row `i` is, as errors name it: "line N" of a file, or "row i" of a table
-    /// built in memory.
+    /// Where row `i` is, as errors name it: "line N" of a file ("FILE line N" in a table of
+    /// several), or "row i" of a table built in memory.
     pub fn place_of_row(&self, i: usize) -> String {
         if self.rows_in_memory {
-            format!("row {i}")
-        } else {
-            format!("line {}", self.line_of(i))
+            return format!("row {i}");
+        }
+        match self.parts.iter().rev().find(|(start, _)| *start <= i) {
+            Some((_, file)) => format!("{file} line {}", self.line_of(i)),
+            None => format!("line {}", self.line_of(i)),
         }
     }
 }

@@ -131,5 +131,6 @@ pub fn synthetic_oblique(rows: usize, features: usize, classes: usize, seed: u64
         target: labels.iter().map(|l| format!("c{l}")).collect(),
         line_numbers: (0..rows).map(|i| i + 2).collect(),
         rows_in_memory: false,
+        parts: Vec::new(),
     }
 }
