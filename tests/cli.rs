@@ -612,4 +612,14 @@ fn predict_reads_the_trained_target_and_only_the_model_s_columns() {
     let stdout = predict(&extra);
     assert!(stdout.starts_with("a\nb\na\n"), "{stdout}");
     assert!(stdout.contains("accuracy 1.0000 on 3 rows"), "{stdout}");
+    // --target naming one of the model's features is refused as such (it said the column
+    // was missing, or advised a config key predict does not take).
+    let output = glassbox(&["predict", model.to_str().unwrap(), &extra, "--target", "x1"]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!output.status.success());
+    assert!(
+        stderr.contains("'x1' is one of the model's feature columns")
+            && stderr.contains("--target"),
+        "{stderr}"
+    );
 }

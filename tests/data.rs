@@ -227,6 +227,21 @@ fn ragged_row_names_the_line() {
     assert_mentions(&m, &["line 2", "4 field(s)"]);
 }
 
+/// Lines end in '\n', '\r\n' or a lone '\r' (old Mac files): every kind counts once, so the
+/// line an error names is the file's (a file of lone '\r's was all "line 1").
+#[test]
+fn every_kind_of_line_break_counts_once() {
+    for (eol, text) in [
+        ("LF", "a,b,target\n1,2,x\n3,y\n"),
+        ("CRLF", "a,b,target\r\n1,2,x\r\n3,y\r\n"),
+        ("CR", "a,b,target\r1,2,x\r3,y\r"),
+        ("mixed", "a,b,target\r\n1,2,x\r3,y\n"),
+    ] {
+        let m = data_error(read(text));
+        assert!(m.contains("line 3 has 2 field(s)"), "{eol}: {m}");
+    }
+}
+
 #[test]
 fn duplicate_names_are_named() {
     let m = data_error(read("a, b ,b,target\n1,2,3,x\n"));

@@ -580,6 +580,15 @@ impl RegressionData {
 /// column it does not use is not read), its categorical columns as the model's, and the
 /// target column `target`, optional (a file to predict on may lack it).
 pub fn read_table_for_model(encoding: &Encoding, data_path: &Path, target: &str) -> Result<Table> {
+    if encoding.columns.iter().any(|c| c.name() == target) {
+        return Err(GlassboxError::data(
+            data_path.display().to_string(),
+            format!(
+                "'{target}' is one of the model's feature columns, so it cannot be the \
+                 target: name the label column with --target"
+            ),
+        ));
+    }
     let options = CsvOptions {
         target: target.to_string(),
         categorical: encoding

@@ -97,21 +97,36 @@ pub struct Table {
     pub parts: Vec<(usize, String)>,
 }
 
-/// A reader that notes the offset of every '\n' it passes on, for [`Table::from_reader`]'s
-/// line numbers (the csv crate reads ahead, so a record's bytes have all passed by the time
-/// it is returned).
+/// A reader that notes the offset of every line break it passes on, for
+/// [`Table::from_reader`]'s line numbers (the csv crate reads ahead, so a record's bytes have
+/// all passed by the time it is returned). A break is '\n', or a '\r' not followed by '\n'
+/// (old Mac files, whose lines the csv crate splits there too).
 struct NewlineOffsets<R> {
     inner: R,
     read: u64,
     newlines: std::rc::Rc<std::cell::RefCell<Vec<u64>>>,
+    /// A '\r' whose next byte has not been read yet.
+    pending_cr: Option<u64>,
 }
 
 impl<R: std::io::Read> std::io::Read for NewlineOffsets<R> {
     fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
         let n = self.inner.read(buf)?;
         let mut newlines = self.newlines.borrow_mut();
-        for (i, _) in buf[..n].iter().enumerate().filter(|(_, &b)| b == b'\n') {
-            newlines.push(self.read + i as u64);
+        for (i, &b) in buf[..n].iter().enumerate() {
+            if let Some(cr) = self.pending_cr.take() {
+                if b != b'\n' {
+                    newlines.push(cr);
+                }
+            }
+            match b {
+                b'\n' => newlines.push(self.read + i as u64),
+                b'\r' => self.pending_cr = Some(self.read + i as u64),
+                _ => {}
+            }
+        }
+        if n == 0 {
+            newlines.extend(self.pending_cr.take());
         }
         self.read += n as u64;
         Ok(n)
@@ -168,6 +183,7 @@ impl Table {
                 inner: reader,
                 read: 0,
                 newlines: newlines.clone(),
+                pending_cr: None,
             });
         // The file's line where a record starts: 1 + the line breaks up to its first byte.
         // (The csv crate's own count is one short after a CRLF, rust-csv#395, and its
