@@ -623,3 +623,40 @@ fn predict_reads_the_trained_target_and_only_the_model_s_columns() {
         "{stderr}"
     );
 }
+
+/// `predict` matches a file's numeric labels to the model's classes by value (a model of
+/// labels `0` / `1` scored a file labelled `0.0` / `1.0` at accuracy 0 with every
+/// prediction right); text labels still match as text.
+#[test]
+fn predict_matches_numeric_labels_by_value() {
+    let dir = tempfile::tempdir().unwrap();
+    let rows: String = (0..20)
+        .map(|i| format!("{i},{}\n", u8::from(i >= 10)))
+        .collect();
+    let train = write_csv(dir.path(), "train.csv", &format!("x,target\n{rows}"));
+    let config = format!(
+        "[data]\npath = \"{train}\"\n[split]\nrepeats = 1\n[formulation]\nname = \"cart\"\n\
+         depth = 1\n"
+    );
+    let (output, out, _d) = run_config(&config);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let model = out.join("models/split-0.json");
+    let floats = write_csv(
+        dir.path(),
+        "floats.csv",
+        "x,target\n2,0.0\n15,1.0\n16,1e0\n",
+    );
+    let output = glassbox(&["predict", model.to_str().unwrap(), &floats]);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(stdout.contains("accuracy 1.0000 on 3 rows"), "{stdout}");
+    assert!(!stdout.contains("note:"), "{stdout}");
+    let text = write_csv(dir.path(), "text.csv", "x,target\n2,zero\n");
+    let output = glassbox(&["predict", model.to_str().unwrap(), &text]);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(stdout.contains("accuracy 0.0000 on 1 rows"), "{stdout}");
+    assert!(stdout.contains("note: 1 rows have a label"), "{stdout}");
+}

@@ -242,6 +242,26 @@ fn every_kind_of_line_break_counts_once() {
     }
 }
 
+/// A file separated by ';' (or tabs) reads as one column: said so, rather than "no target
+/// column"; a numeric column's "NA" gets the missing-value markers in its message.
+#[test]
+fn other_separators_and_na_are_explained() {
+    for (sep, text) in [
+        (';', "a;b;target\n1;2;x\n"),
+        ('\t', "a\tb\ttarget\n1\t2\tx\n"),
+    ] {
+        let m = data_error(read(text));
+        assert!(
+            m.contains(&format!("seems separated by {sep:?}")) && m.contains("comma-separated"),
+            "{m}"
+        );
+    }
+    let m = data_error(read("a,b,target\n1,2,x\nNA,3,y\n"));
+    assert_mentions(&m, &["'NA'", "a missing value is an empty cell or '?'"]);
+    let m = data_error(read("a,b,target\n1,2,x\nabc,3,y\n"));
+    assert!(!m.contains("missing value"), "{m}");
+}
+
 #[test]
 fn duplicate_names_are_named() {
     let m = data_error(read("a, b ,b,target\n1,2,3,x\n"));

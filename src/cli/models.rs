@@ -205,13 +205,7 @@ pub(super) fn predict(
         let y: Vec<usize> = table
             .target
             .iter()
-            .map(|t| {
-                model
-                    .classes()
-                    .iter()
-                    .position(|c| c == t)
-                    .unwrap_or(usize::MAX)
-            })
+            .map(|t| class_of(model.classes(), t).unwrap_or(usize::MAX))
             .collect();
         let unseen = y.iter().filter(|&&k| k == usize::MAX).count();
         println!(
@@ -239,6 +233,22 @@ pub(super) fn predict(
         }
     }
     Ok(())
+}
+
+/// The class of a file's `label`: the class of that text, or else the one class that is
+/// the same number (a model trained on labels `0` / `1` reads a file labelled `0.0` / `1.0`).
+fn class_of(classes: &[String], label: &str) -> Option<usize> {
+    classes.iter().position(|c| c == label).or_else(|| {
+        let value = label.parse::<f64>().ok()?;
+        let mut same = classes
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| c.parse::<f64>().ok() == Some(value));
+        match (same.next(), same.next()) {
+            (Some((k, _)), None) => Some(k),
+            _ => None,
+        }
+    })
 }
 
 /// `glassbox predict` for a regressor: predictions, and R squared and MSE when the file has

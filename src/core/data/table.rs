@@ -301,6 +301,20 @@ impl Table {
         };
         let target_index = names.iter().position(|n| *n == target_name);
         if target_index.is_none() && !options.target_optional {
+            // One column whose name holds another separator: the file is not comma-separated.
+            let separator = match names.as_slice() {
+                [only] => [';', '\t', '|'].into_iter().find(|c| only.contains(*c)),
+                _ => None,
+            };
+            if let Some(c) = separator {
+                return Err(err(format!(
+                    "the header is one column, {}, which holds {:?}: the file seems separated by \
+                     {:?}, but glassbox reads comma-separated files; save it with commas",
+                    quoted_list(&names),
+                    c,
+                    c
+                )));
+            }
             return Err(err(format!(
                 "there is no target column '{target_name}'; the columns are {}; name the \
                  target column with the config key `data.target`",
@@ -544,7 +558,13 @@ fn type_column(
                         "the model was trained on numbers in this column: fix the value".to_string(),
                     false => format!(
                         "if the column is categorical, declare it in `data.categorical` \
-                         (e.g. categorical = [\"{name}\"]), otherwise fix the value"
+                         (e.g. categorical = [\"{name}\"]), otherwise fix the value{}",
+                        match cells[t].to_ascii_lowercase().as_str() {
+                            "na" | "n/a" | "null" | "none" | "-" => {
+                                " (a missing value is an empty cell or '?')"
+                            }
+                            _ => "",
+                        }
                     ),
                 }
             ),
