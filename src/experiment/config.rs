@@ -263,7 +263,7 @@ impl ExperimentConfig {
             ));
         }
         if let Some(d) = &raw.decomposition {
-            d.check().map_err(|e| bad(e.to_string()))?;
+            d.check().map_err(|e| e.within(&file))?;
             if !formulation.decomposable() {
                 return Err(bad(format!(
                     "[decomposition] needs a tree formulation whose problem has tree nodes to \
@@ -612,5 +612,22 @@ mod tests {
             sorct("lambda_local = 0.125")
         );
         assert_ne!(sorct(""), sorct("lambda_local = 0.125"));
+    }
+
+    /// A bad `[decomposition]` value is one config error naming the file and the table
+    /// (it read "config error: FILE: config error: ...").
+    #[test]
+    fn a_decomposition_error_is_said_once() {
+        let text = "[data]\nsynthetic = { rows = 60, features = 3, classes = 2, seed = 1 }\n\
+                    [formulation]\nname = \"sorct\"\ndepth = 1\n[solver]\nname = \"lbfgs\"\n\
+                    [decomposition]\nmacro_iterations = 0\n";
+        let e = ExperimentConfig::parse(std::path::Path::new("d.toml"), text)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("config error: d.toml: [decomposition]"),
+            "{e}"
+        );
+        assert_eq!(e.matches("config error").count(), 1, "{e}");
     }
 }
