@@ -372,7 +372,10 @@ impl Experiment {
                         // Say which data set and formulation a message is about.
                         (true, GlassboxError::Config(m)) => bad(format!(
                             "data set {}, formulation '{fname}': {}",
-                            dataset.as_ref().map_or("-".to_string(), |p| p.to_string()),
+                            dataset
+                                .as_ref()
+                                .or_else(|| doc.get("data").and_then(|d| d.get("path")))
+                                .map_or("synthetic".to_string(), |p| p.to_string()),
                             m.strip_prefix(&format!("{file}: ")).unwrap_or(&m)
                         )),
                         (_, e) => e,
@@ -1192,6 +1195,14 @@ name = "ipopt"
             .map(|b| (b.formulation.clone(), b.cells))
             .collect();
         assert_eq!(per_block, [("cart".into(), 1), ("sorct".into(), 2)]);
+        // A block's error names its data set, here [data]'s synthetic one (it said "-").
+        let e = Experiment::parse(
+            Path::new("x.toml"),
+            &beside.replace("depth = 1\n[[", "depth = 0.5\n[["),
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("data set synthetic, formulation 'cart'"), "{e}");
     }
 
     /// A solver list multiplies with a formulation list (the list was taken as the
