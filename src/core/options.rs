@@ -40,7 +40,8 @@ impl std::fmt::Display for RawOptionValue {
         match self {
             RawOptionValue::Bool(b) => write!(f, "{b}"),
             RawOptionValue::Int(i) => write!(f, "{i}"),
-            RawOptionValue::Float(x) => write!(f, "{x}"),
+            // "5.0", not "5": the message of an integer option given a float shows why.
+            RawOptionValue::Float(x) => write!(f, "{x:?}"),
             RawOptionValue::Str(s) => write!(f, "\"{s}\""),
         }
     }
@@ -371,6 +372,21 @@ mod tests {
             upper_bound_multipliers: Some(vec![0.0; n]),
             explore: false,
         }
+    }
+
+    /// An integer option given a float says the float as written ("5.0": "got 5" read as
+    /// a whole number refused for not being one).
+    #[test]
+    fn a_float_for_an_integer_option_is_shown_as_a_float() {
+        let spec = OptionSpec {
+            name: "memory",
+            kind: OptionKind::Int,
+            help: "",
+        };
+        let e = spec.check(&RawOptionValue::Float(5.0)).unwrap_err();
+        assert_eq!(e, "expected an integer, got 5.0");
+        assert_eq!(RawOptionValue::Float(1e300).to_string(), "1e300");
+        assert_eq!(RawOptionValue::Float(0.25).to_string(), "0.25");
     }
 
     #[test]
