@@ -50,7 +50,9 @@ pub fn schedule(from: f64, to: f64, factor: f64) -> Vec<f64> {
 /// go on. `settled(point)` names the variables the first stage's point leaves at zero for
 /// good (none without a sparsity penalty); the later stages hold them there. The result is
 /// the last stage's, with the iterations and seconds of every stage; `raw_status` lists
-/// the stages.
+/// the stages. The time and iteration limits of `options` are the whole continuation's: a
+/// stage that spends one (or ends after a stop request) is the last, its point read at the
+/// target and reported at that limit, screen or not.
 pub fn solve<P: NlpProblem>(
     stages: &[f64],
     at: impl Fn(f64) -> P,
@@ -71,15 +73,15 @@ pub fn solve<P: NlpProblem>(
     let mut options = options.clone();
     let mut iterations = 0;
     let mut trail = Vec::new();
-    let mut last: Option<SolveResult> = None;
     let mut fixed = Vec::new();
     for (k, &gamma) in earlier.iter().enumerate() {
-        if let Some(limit) = options.time_limit {
-            if started.elapsed().as_secs_f64() >= limit {
-                break;
-            }
+        // Spent before the first stage (an iteration limit of 0, a stop already requested;
+        // later stages return below instead): no point to read at the target, whose solve
+        // reports the limit.
+        if exhausted(&options, started, iterations).is_some() {
+            break;
         }
-        let stage_options = with_remaining(&options, started.elapsed().as_secs_f64(), iterations);
+        let stage_options = for_stage(&options, started, iterations);
         let stage = at(gamma);
         let result = solver.solve(&Frozen::new(&stage, &fixed), &stage_options)?;
         iterations += result.iterations;
@@ -98,16 +100,24 @@ pub fn solve<P: NlpProblem>(
             point[j] = 0.0;
         }
         options.warm_start = Some(WarmStart::primal(point));
+        // A limit spent in this stage ends the continuation here, before the screen: a start
+        // stopped by the time or the iteration limit (or a stop request) is reported at
+        // that limit, not as screened out, and no later stage runs past the limit.
+        if let Some((limit, words)) = exhausted(&options, started, iterations) {
+            trail.push(format!("{words} before the target gamma"));
+            return Ok(read_at_target(
+                result, target, limit, iterations, started, &trail,
+            ));
+        }
         let screened_out = k == 0 && {
             let at_target = target.objective(&result.primal);
             trail.push(format!("objective at the target {at_target:.6e}"));
             !screen(at_target)
         };
-        last = Some(result);
         if screened_out {
             trail.push("screened out".to_string());
             return Ok(read_at_target(
-                last,
+                result,
                 target,
                 Limit::Other,
                 iterations,
@@ -116,20 +126,7 @@ pub fn solve<P: NlpProblem>(
             ));
         }
     }
-    if let Some(limit) = options.time_limit {
-        if started.elapsed().as_secs_f64() >= limit && last.is_some() {
-            trail.push("time limit before the target gamma".to_string());
-            return Ok(read_at_target(
-                last,
-                target,
-                Limit::Time,
-                iterations,
-                started,
-                &trail,
-            ));
-        }
-    }
-    let stage_options = with_remaining(&options, started.elapsed().as_secs_f64(), iterations);
+    let stage_options = for_stage(&options, started, iterations);
     let result = solver.solve(&Frozen::new(target, &fixed), &stage_options)?;
     iterations += result.iterations;
     trail.push(format!(
@@ -138,6 +135,39 @@ pub fn solve<P: NlpProblem>(
         result.raw_status
     ));
     Ok(finish(result, iterations, started, &trail))
+}
+
+/// The limit, with its words, that leaves a continuation begun at `started` no room for
+/// another stage after `iterations`: the time limit once it has passed, else a stop
+/// request (as the backends rank them), else the iteration limit once used up.
+fn exhausted(
+    options: &SolveOptions,
+    started: Instant,
+    iterations: u64,
+) -> Option<(Limit, &'static str)> {
+    if options
+        .time_limit
+        .is_some_and(|limit| started.elapsed().as_secs_f64() >= limit)
+    {
+        Some((Limit::Time, "time limit"))
+    } else if options.interrupt.as_ref().is_some_and(|i| i.requested()) {
+        Some((Limit::Interrupted, "stop request"))
+    } else if options.iteration_limit.is_some_and(|l| iterations >= l) {
+        Some((Limit::Iteration, "iteration limit"))
+    } else {
+        None
+    }
+}
+
+/// The options of a stage: the time and the iterations left. Unlike [`with_remaining`]
+/// the iterations are not raised to 1: a stage never starts with none left unless the
+/// limit is 0, where the target's solve gets 0, as without a continuation.
+fn for_stage(options: &SolveOptions, started: Instant, iterations: u64) -> SolveOptions {
+    let mut o = with_remaining(options, started.elapsed().as_secs_f64(), iterations);
+    o.iteration_limit = options
+        .iteration_limit
+        .map(|l| l.saturating_sub(iterations));
+    o
 }
 
 /// Solves one start of a randomized tree whose configured slope is `configured` and whose
@@ -417,14 +447,13 @@ fn finish(
 /// objective there, feasible at that limit when it satisfies the target's constraints and
 /// bounds, without a solution otherwise.
 fn read_at_target(
-    last: Option<SolveResult>,
+    mut result: SolveResult,
     target: &dyn NlpProblem,
     limit: Limit,
     iterations: u64,
     started: Instant,
     trail: &[String],
 ) -> SolveResult {
-    let mut result = last.expect("called after a stage with a point");
     let x = &result.primal;
     let violation = max_violation(target, x);
     result.objective = Some(target.objective(x));

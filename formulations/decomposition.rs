@@ -29,9 +29,11 @@
 //! of section 6.2 (all branch nodes with no leaf, then all leaves with no branch node).
 //! The optional initialization runs the backend `init_iterations` iterations on the full
 //! problem first; subproblems are capped at `subproblem_iterations` backend iterations (the
-//! paper: 5 and 40, the defaults for IPOPT; see [`Caps`] for first-order backends). The
+//! paper: 5 and 40, the defaults for IPOPT; see [`Caps`] for first-order backends), and
+//! both at the solver's `iteration_limit` where it is lower (a limit per backend solve). The
 //! stopping criterion is a number of macro-iterations (and the solver's
-//! time limit, for the whole run).
+//! time limit, for the whole run); a stop request (Ctrl-C) ends the run at its next solve,
+//! with the interrupted status the undecomposed solve would report.
 //!
 //! With l0tree's explicit P_il (strategy (i)) the equality rows P_il = prod(...) are in
 //! every subproblem and, at the 40-iteration cap, stay violated (2e-2 on iris): the final
@@ -252,7 +254,8 @@ pub fn solve(
     let mut skipped = 0usize;
     let mut rejected = 0usize;
     let mut subproblems = 0usize;
-    let mut timed_out = false;
+    // The limit that ended the run early (time, or a stop request), if one did.
+    let mut stopped: Option<Limit> = None;
     let remaining = |solving: f64| options.time_limit.map(|t| (t - solving).max(0.0));
     let mut record = |s: usize, x: &[f64], solving: f64, iterations: u64| {
         let (train, test) = observe(x);
@@ -266,14 +269,18 @@ pub fn solve(
         });
     };
 
+    // The iteration limit of `options` holds for every backend solve of the run, the
+    // initialization's as the subproblems'; the caps only lower it.
+    let capped = |cap: u64| Some(options.iteration_limit.map_or(cap, |l| l.min(cap)));
     if config.initialization {
         let mut opts = options.clone();
-        opts.iteration_limit = Some(caps.init);
+        opts.iteration_limit = capped(caps.init);
         opts.warm_start = Some(WarmStart::primal(x.clone()));
         let started = Instant::now();
         let r = solver.solve(problem, &opts)?;
         solving += started.elapsed().as_secs_f64();
         iterations += r.iterations;
+        stopped = clock_limit(&r);
         if r.primal.len() == n && usable(&r) {
             duals.update(
                 &r,
@@ -291,7 +298,13 @@ pub fn solve(
     'outer: for s in 1..=config.macro_iterations {
         for (branches, leaves) in working_sets(blocks, config.working_sets, &mut rng) {
             if remaining(solving) == Some(0.0) {
-                timed_out = true;
+                stopped = Some(Limit::Time);
+            } else if options.interrupt.as_ref().is_some_and(|i| i.requested()) {
+                // Ctrl-C: each subproblem would return at once, but thousands of them
+                // (a run of many macro-iterations) would still take their setup time.
+                stopped = Some(Limit::Interrupted);
+            }
+            if stopped.is_some() {
                 break 'outer;
             }
             // The clock covers building the subproblem too.
@@ -300,11 +313,7 @@ pub fn solve(
                 problem, &structure, blocks, &branches, &leaves, &x, config.psi,
             );
             let mut opts = options.clone();
-            opts.iteration_limit = Some(
-                options
-                    .iteration_limit
-                    .map_or(caps.subproblem, |l| l.min(caps.subproblem)),
-            );
+            opts.iteration_limit = capped(caps.subproblem);
             opts.time_limit = remaining(solving);
             opts.tolerance = config.subproblem_tolerance.or(options.tolerance);
             opts.warm_start = Some(match config.warm_start_duals {
@@ -328,8 +337,8 @@ pub fn solve(
                 skipped += 1;
             }
             solving += started.elapsed().as_secs_f64();
-            if r.status.limit() == Some(Limit::Time) {
-                timed_out = true;
+            stopped = clock_limit(&r);
+            if stopped.is_some() {
                 break 'outer;
             }
         }
@@ -337,11 +346,7 @@ pub fn solve(
     }
 
     let violation = max_violation(problem, &x);
-    let limit = if timed_out {
-        Limit::Time
-    } else {
-        Limit::Iteration
-    };
+    let limit = stopped.unwrap_or(Limit::Iteration);
     let status = if violation <= FEASIBILITY_TOLERANCE {
         TerminationStatus::FeasibleAtLimit(limit)
     } else {
@@ -356,13 +361,17 @@ pub fn solve(
     // Subproblem points are taken as the paper takes them, feasible or not; a backend that
     // reaches feasibility only as it converges (lbfgs's augmented Lagrangian) can leave the
     // constraints violated at the iteration cap.
-    let hint = match status.has_solution() {
+    // The cap that stopped them: the solver's iteration_limit where it is the lower.
+    let cap = match options.iteration_limit {
+        Some(l) if l < caps.subproblem => format!("the solver's iteration_limit = {l}"),
+        _ => format!("subproblem_iterations = {}", caps.subproblem),
+    };
+    // (A run ended early by the clock or a stop request says so in its status.)
+    let hint = match status.has_solution() || stopped.is_some() {
         true => String::new(),
         false => format!(
             "; the constraints are violated beyond {FEASIBILITY_TOLERANCE:.0e}: the \
-             subproblems stop at subproblem_iterations = {} before they are feasible, \
-             raise it",
-            caps.subproblem
+             subproblems stop at {cap} before they are feasible, raise it"
         ),
     };
     Ok(Outcome {
@@ -383,6 +392,15 @@ pub fn solve(
         },
         trace,
     })
+}
+
+/// The limit of a backend solve that ends the whole run: the time limit (the subproblems
+/// get what is left of the run's) or a stop request (Ctrl-C), which the result then
+/// carries as the undecomposed solve's would.
+fn clock_limit(r: &SolveResult) -> Option<Limit> {
+    r.status
+        .limit()
+        .filter(|l| matches!(l, Limit::Time | Limit::Interrupted))
 }
 
 /// The latest multipliers of every constraint and bound of the full problem, gathered from

@@ -505,3 +505,116 @@ fn tree_formulations_give_masked_evaluations() {
         }
     }
 }
+
+/// S-NB-DEC of [`l0glob_iris`] from its point by lbfgs under `options`.
+fn decompose_l0glob(
+    options: glassbox::SolveOptions,
+    config: glassbox::formulations::decomposition::DecompositionConfig,
+) -> glassbox::formulations::decomposition::Outcome {
+    use glassbox::formulation::NlpClassifierFormulation;
+    let (tree, problem, start) = l0glob_iris();
+    let blocks = tree.node_blocks(&problem).unwrap();
+    let options = options.with_warm_start(Some(glassbox::WarmStart::primal(start)));
+    let solver = glassbox::registry::nlp_solver("lbfgs", &options).unwrap();
+    glassbox::formulations::decomposition::solve(
+        &problem,
+        &blocks,
+        &*solver,
+        &options,
+        &config,
+        1,
+        &mut |_| (0.0, 0.0),
+    )
+    .unwrap()
+}
+
+/// The solver's iteration_limit holds for the initialization as for every subproblem (the
+/// initialization ran its 125 iterations whatever the limit: 125 with a limit of 0).
+#[test]
+fn iteration_limit_holds_for_the_initialization_too() {
+    use glassbox::formulations::decomposition::DecompositionConfig;
+    let config = DecompositionConfig {
+        macro_iterations: 1,
+        ..Default::default()
+    };
+    for limit in [0, 3] {
+        let options = glassbox::SolveOptions {
+            iteration_limit: Some(limit),
+            ..Default::default()
+        };
+        let outcome = decompose_l0glob(options, config.clone());
+        let r = &outcome.result;
+        // Depth 2: one subproblem per branch node, 3, after the initialization.
+        assert!(r.raw_status.contains("3 subproblems"), "{}", r.raw_status);
+        assert!(
+            outcome.trace[0].iterations <= limit,
+            "limit {limit}: {} iterations to initialize",
+            outcome.trace[0].iterations
+        );
+        assert!(r.iterations <= 4 * limit, "limit {limit}: {}", r.iterations);
+        assert_eq!(r.status.limit(), Some(glassbox::Limit::Iteration));
+        // Stopped short of feasibility, it names the limit that stopped the subproblems.
+        if !r.status.has_solution() {
+            let named = format!("iteration_limit = {limit}");
+            assert!(r.raw_status.contains(&named), "{}", r.raw_status);
+        }
+    }
+}
+
+/// A stop request (Ctrl-C) ends a decomposition at its next solve with the interrupted
+/// status, as it ends an undecomposed solve; it ran on to the macro-iteration or time
+/// limit (10.6 s after a Ctrl-C with time_limit = 8).
+#[test]
+fn a_stop_request_ends_the_decomposition() {
+    use glassbox::formulations::decomposition::DecompositionConfig;
+    use glassbox::{Interrupt, Limit};
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Arc;
+    let with_stop = |flag: &Arc<AtomicBool>| glassbox::SolveOptions {
+        time_limit: Some(60.0),
+        interrupt: Some(Interrupt::new(flag.clone())),
+        ..Default::default()
+    };
+    // Requested before the run, with and without the initialization: nothing is solved.
+    for initialization in [true, false] {
+        let flag = Arc::new(AtomicBool::new(true));
+        let config = DecompositionConfig {
+            macro_iterations: 3,
+            initialization,
+            ..Default::default()
+        };
+        let outcome = decompose_l0glob(with_stop(&flag), config);
+        let r = &outcome.result;
+        assert_eq!(
+            r.status.limit(),
+            Some(Limit::Interrupted),
+            "{}",
+            r.raw_status
+        );
+        assert_eq!(outcome.trace.len(), 1, "{}", r.raw_status);
+    }
+    // Requested during the run: it ends within a few seconds, not at the time limit.
+    let flag = Arc::new(AtomicBool::new(false));
+    let config = DecompositionConfig {
+        macro_iterations: 1_000_000,
+        ..Default::default()
+    };
+    let setter = {
+        let flag = flag.clone();
+        std::thread::spawn(move || {
+            std::thread::sleep(std::time::Duration::from_millis(300));
+            flag.store(true, Ordering::SeqCst);
+        })
+    };
+    let clock = std::time::Instant::now();
+    let outcome = decompose_l0glob(with_stop(&flag), config);
+    setter.join().unwrap();
+    let r = &outcome.result;
+    assert!(clock.elapsed().as_secs_f64() < 10.0, "{}", r.raw_status);
+    assert_eq!(
+        r.status.limit(),
+        Some(Limit::Interrupted),
+        "{}",
+        r.raw_status
+    );
+}

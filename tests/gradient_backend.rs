@@ -297,3 +297,88 @@ fn glassbox_run_with_lbfgs_from_a_config() {
         median(&ipopt)
     );
 }
+
+/// A first penalty above the cap on the penalty (1e20) can only end the solve as a
+/// numerical error once an outer iteration neither converges nor stops at a limit (it
+/// ended 1 of 3 iris starts so after 10,000 iterations): the config is refused, naming the
+/// option, the value and the range. The cap itself is taken.
+#[test]
+fn a_first_penalty_above_the_cap_is_refused() {
+    let config = |value: &str| {
+        let text = format!(
+            "[data]\npath = \"{}/../shared/datasets/iris.csv\"\n[formulation]\nname = \"sorct\"\n\
+             depth = 2\n[solver]\nname = \"lbfgs\"\nraw = {{ penalty_initial = {value} }}\n",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        ExperimentConfig::parse(Path::new("c.toml"), &text)
+    };
+    for (value, shown) in [("1e21", "1e21"), ("1e300", "1e300"), ("-2", "-2")] {
+        let err = config(value).unwrap_err().to_string();
+        for needle in ["penalty_initial", "(0, 1e20]", shown] {
+            assert!(err.contains(needle), "{value}: {err}");
+        }
+    }
+    config("1e20").unwrap();
+}
+
+/// The grid summary's multistart spread (best_obj, obj_range, at_best) counts only starts
+/// that returned a solution: with 50 iterations every lbfgs start ends without one, and the
+/// summary showed best_obj 0.00182 (an infeasible point's objective) beside test_acc NaN.
+#[test]
+fn grid_summary_spread_leaves_out_starts_without_a_solution() {
+    use glassbox::experiment::engine::{self, RunOptions};
+    use glassbox::experiment::grid::Experiment;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("grid.toml");
+    let text = format!(
+        "[data]\npath = \"{}/../shared/datasets/iris.csv\"\n[split]\ntest_fraction = 0.25\n\
+         repeats = 1\nseed = 1\n[multistart]\nstarts = 2\nseed = 1\n[formulation]\n\
+         name = \"sorct\"\ndepth = 2\n[solver]\nname = [\"ipopt\", \"lbfgs\"]\n\
+         time_limit = 30.0\niteration_limit = 50\n",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    std::fs::write(&path, text).unwrap();
+    let outcome = engine::run(
+        &Experiment::load(&path).unwrap(),
+        &RunOptions {
+            out: dir.path().join("out"),
+            force: false,
+            jobs: 1,
+            shard: None,
+            progress: false,
+            stop: Arc::new(std::sync::atomic::AtomicBool::new(false)),
+        },
+    )
+    .unwrap();
+    let lines: Vec<serde_json::Value> =
+        std::fs::read_to_string(dir.path().join("out/results.jsonl"))
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+    // The premise: no lbfgs start has a solution, yet each wrote an objective.
+    let lbfgs: Vec<_> = lines.iter().filter(|l| l["solver"] == "lbfgs").collect();
+    assert!(!lbfgs.is_empty());
+    for l in &lbfgs {
+        assert!(
+            l["status"].as_str().unwrap().ends_with("_no_solution"),
+            "{}",
+            l["status"]
+        );
+        assert!(l["objective"].is_f64());
+    }
+    let row = |solver: &str| -> Vec<String> {
+        let line = outcome
+            .summary
+            .lines()
+            .find(|l| l.ends_with(&format!("solver={solver}")))
+            .unwrap_or_else(|| panic!("{}", outcome.summary));
+        line.split_whitespace().map(str::to_string).collect()
+    };
+    // cell splits test_acc delta_L delta_G best_obj obj_range at_best sec/solve cell
+    let lbfgs = row("lbfgs");
+    assert_eq!(lbfgs[5..8], ["NaN", "NaN", "0.00"], "{}", outcome.summary);
+    // IPOPT's cell: a best objective among the starts with a solution.
+    let best: f64 = row("ipopt")[5].parse().unwrap();
+    assert!(best.is_finite() && best > 0.0, "{}", outcome.summary);
+}

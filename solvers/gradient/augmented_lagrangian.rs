@@ -34,8 +34,8 @@ use std::time::Instant;
 
 /// Multipliers are kept within +-this in the subproblems (ALGENCAN's safeguard).
 const MULTIPLIER_MAX: f64 = 1e20;
-/// A penalty above this ends the solve.
-const PENALTY_MAX: f64 = 1e20;
+/// A penalty above this ends the solve (so raw `penalty_initial` may not exceed it).
+pub(super) const PENALTY_MAX: f64 = 1e20;
 /// The penalty grows unless the infeasibility-complementarity measure falls below this
 /// fraction of its previous value.
 const DECREASE: f64 = 0.5;

@@ -113,6 +113,7 @@ mod subproblem;
 #[cfg(feature = "torch")]
 pub(crate) const NEWTON_MAX_VARIABLES: usize = newton::MAX_VARIABLES;
 
+use augmented_lagrangian::PENALTY_MAX;
 use glassbox_core::backend::{BackendEntry, Constructor};
 use glassbox_core::nlp::NlpProblem;
 use glassbox_core::options::{
@@ -171,7 +172,7 @@ pub const OPTIONS: &[OptionSpec] = &[
     OptionSpec {
         name: "penalty_initial",
         kind: OptionKind::Float,
-        help: "first penalty parameter, > 0 (default: ALGENCAN's 10 max(1,|f|) / max(1, violation^2 / 2), within [1e-8, 1e8])",
+        help: "first penalty parameter, in (0, 1e20] (default: ALGENCAN's 10 max(1,|f|) / max(1, violation^2 / 2), within [1e-8, 1e8])",
     },
     OptionSpec {
         name: "penalty_growth",
@@ -343,8 +344,20 @@ impl Settings {
             }
         };
         let penalty_initial = float("penalty_initial");
-        if let Some(p) = penalty_initial.filter(|p| p.is_nan() || *p <= 0.0) {
-            return Err(invalid("penalty_initial", format!("must be > 0, got {p}")));
+        // Above the cap the first outer iteration that neither converges nor stops at a
+        // limit ends the solve as a numerical error: no second one could run.
+        if let Some(p) = penalty_initial.filter(|p| !(*p > 0.0 && *p <= PENALTY_MAX)) {
+            // 1e21, not 1000000000000000000000.
+            let shown = match p.abs() {
+                a if (1e-4..1e6).contains(&a) => p.to_string(),
+                _ => format!("{p:e}"),
+            };
+            return Err(invalid(
+                "penalty_initial",
+                format!(
+                    "must be in (0, {PENALTY_MAX:e}] (a penalty above {PENALTY_MAX:e} ends the solve as a numerical error), got {shown}"
+                ),
+            ));
         }
         let penalty_growth = float("penalty_growth").unwrap_or(10.0);
         if penalty_growth.is_nan() || penalty_growth <= 1.0 {

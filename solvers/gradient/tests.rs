@@ -217,6 +217,9 @@ fn options_are_range_checked() {
         ("inner_iterations", RawOptionValue::Int(0)),
         ("outer_iterations", RawOptionValue::Int(-3)),
         ("penalty_initial", RawOptionValue::Float(0.0)),
+        // Above the penalty's cap (1e20): a numerical error at the first outer iteration
+        // that does not end the solve.
+        ("penalty_initial", RawOptionValue::Float(1e21)),
         ("penalty_growth", RawOptionValue::Float(1.0)),
         ("constraint_tolerance", RawOptionValue::Float(-1e-6)),
         ("method", RawOptionValue::Str("newton".into())),

@@ -812,10 +812,22 @@ pub fn summary(manifest: &Manifest, done: &Done) -> String {
             // The spread and the seconds are the starts' (a choice's line holds the tree it
             // kept and the time of its folds).
             let solves = || starts.iter().filter(|l| !l.is_selection());
-            let objectives: Vec<f64> = solves().map(|l| l.objective.unwrap_or(f64::NAN)).collect();
+            // Only a start with a usable point has a best objective to offer: one stopped
+            // without a solution still writes the objective at its infeasible point.
+            let objectives: Vec<f64> = solves()
+                .map(|l| {
+                    l.objective
+                        .filter(|_| crate::compare::has_solution(&l.status))
+                        .unwrap_or(f64::NAN)
+                })
+                .collect();
             let (b, r, _, s) = spread(&objectives);
-            best.push(b);
-            range.push(r);
+            // A split without one is left out of the means, as of test_acc's (its share
+            // at the best, 0, stays in).
+            if b.is_finite() {
+                best.push(b);
+                range.push(r);
+            }
             share.push(s);
             secs.extend(solves().map(|l| l.solve_seconds));
             if let Some(sel) = starts.iter().find(|l| l.selected) {
@@ -843,7 +855,8 @@ pub fn summary(manifest: &Manifest, done: &Done) -> String {
         out,
         "(test_acc (test R^2 for regression), delta_L, delta_G: the selected tree (best objective, or the cross-validated choice's) of each split, mean over \
          splits; best_obj, obj_range (max - min over the starts), at_best (share of starts within \
-         1e-6 of the best): multistart spread, mean over splits)"
+         1e-6 of the best): multistart spread over the starts that returned a solution, mean over \
+         splits)"
     );
     out.push_str(&super::solves_line(
         lines
