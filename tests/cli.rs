@@ -612,6 +612,39 @@ fn predict_reads_the_trained_target_and_only_the_model_s_columns() {
     let stdout = predict(&extra);
     assert!(stdout.starts_with("a\nb\na\n"), "{stdout}");
     assert!(stdout.contains("accuracy 1.0000 on 3 rows"), "{stdout}");
+    // A file without the label column predicts without a note on --target (not given).
+    let unlabelled = write_csv(dir.path(), "unlabelled.csv", "x1,target\n1,29\n20,10\n");
+    let output = glassbox(&["predict", model.to_str().unwrap(), &unlabelled]);
+    assert!(output.status.success());
+    assert!(String::from_utf8_lossy(&output.stdout).starts_with("a\nb\n"));
+    assert!(!String::from_utf8_lossy(&output.stderr).contains("note"));
+    // A file lacking the model's columns is refused naming one and listing the file's own
+    // (the reader kept no column and panicked on "capacity overflow"); a file separated
+    // by ';' says so.
+    for (name, text, needles) in [
+        (
+            "other.csv",
+            "a,b\n1,2\n",
+            &[
+                "there is no column 'x1', which the model was trained with",
+                "'a', 'b'",
+            ][..],
+        ),
+        (
+            "semi.csv",
+            "x1;target;label\n1;29;a\n",
+            &["there is no column 'x1'", "seems separated by ';'"][..],
+        ),
+    ] {
+        let file = write_csv(dir.path(), name, text);
+        let output = glassbox(&["predict", model.to_str().unwrap(), &file]);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(!output.status.success());
+        assert!(!stderr.contains("panicked"), "{stderr}");
+        for n in needles {
+            assert!(stderr.contains(n), "'{n}' not in {stderr}");
+        }
+    }
     // --target naming one of the model's features is refused as such (it said the column
     // was missing, or advised a config key predict does not take).
     let output = glassbox(&["predict", model.to_str().unwrap(), &extra, "--target", "x1"]);

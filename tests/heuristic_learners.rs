@@ -691,3 +691,45 @@ fn forest_grows_only_its_first_tree_once_a_stop_is_requested() {
     assert_eq!(grown, config.fit_trees(&x, targets).unwrap());
     assert_eq!(stopped, grown[..1]);
 }
+
+/// A learner's fit is its solution: the grid summary gives its objective and at_best 1 (a
+/// filter of the spread to starts with a solver's solution showed NaN / 0.00 for every
+/// learner cell).
+#[test]
+fn a_learner_grid_summary_shows_its_fits() {
+    use glassbox::experiment::engine::{self, RunOptions};
+    use glassbox::experiment::grid::Experiment;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("grid.toml");
+    let text = format!(
+        "[data]\npath = \"{}/../shared/datasets/iris.csv\"\n[split]\nrepeats = 1\n\
+         [formulation]\nname = \"cart\"\ndepth = [1, 2]\n",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    std::fs::write(&path, text).unwrap();
+    let outcome = engine::run(
+        &Experiment::load(&path).unwrap(),
+        &RunOptions {
+            out: dir.path().join("out"),
+            force: false,
+            jobs: 1,
+            shard: None,
+            progress: false,
+            stop: std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false)),
+        },
+    )
+    .unwrap();
+    for depth in [1, 2] {
+        let row: Vec<&str> = outcome
+            .summary
+            .lines()
+            .find(|l| l.ends_with(&format!("depth={depth}")))
+            .unwrap_or_else(|| panic!("{}", outcome.summary))
+            .split_whitespace()
+            .collect();
+        // cell splits test_acc delta_L delta_G best_obj obj_range at_best sec/solve cell
+        let best: f64 = row[5].parse().unwrap();
+        assert!(best.is_finite() && best > 0.0, "{}", outcome.summary);
+        assert_eq!(row[7], "1.00", "{}", outcome.summary);
+    }
+}

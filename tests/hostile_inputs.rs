@@ -397,7 +397,7 @@ fn a_column_whose_range_overflows_is_named() {
         &output,
         &out,
         &[
-            "column 'target'",
+            "column 'target', line 2",
             "1e160 is beyond +-1e150",
             "rescale the target",
         ],

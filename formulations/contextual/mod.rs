@@ -1193,7 +1193,9 @@ impl glassbox_core::model::Explainer for ContextualTreeModel {
         }
         let target = match &self.task {
             TreeTask::Regression { target } => target.as_str(),
-            TreeTask::Classification { .. } => "target",
+            // The column it was trained with (models saved before the encoding said: the
+            // default name).
+            TreeTask::Classification { .. } => self.encoding.target.as_deref().unwrap_or("target"),
         };
         let (table, x) = glassbox_core::data::read_for_model(&self.encoding, data, target)?;
         let explanations = ContextualTreeModel::explain(self, &x);

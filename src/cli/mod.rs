@@ -132,8 +132,8 @@ enum Command {
         #[arg(long)]
         out: Option<PathBuf>,
         /// The target column, if present (default: the column the model was trained with).
-        #[arg(long, default_value = "target")]
-        target: String,
+        #[arg(long)]
+        target: Option<String>,
     },
     /// Print a saved model: its rules in the user's units, its leaves and sparsity.
     Show {
@@ -346,7 +346,7 @@ fn dispatch(command: Command, registry: Arc<Registry>) -> Result<()> {
             data,
             out,
             target,
-        } => models::predict(&registry, &model, &data, out.as_deref(), &target),
+        } => models::predict(&registry, &model, &data, out.as_deref(), target.as_deref()),
         Command::Show { model } => {
             print!("{}", registry.load_model(&model)?.model.describe());
             Ok(())
@@ -415,16 +415,6 @@ fn run(
     registry: Arc<Registry>,
 ) -> Result<()> {
     let config = ExperimentConfig::load_with(config_path, registry)?;
-    let random_starts = config.formulation.random_starts();
-    let defaults = experiment::MultistartConfig::default();
-    if !random_starts
-        && (config.multistart.starts != defaults.starts || config.multistart.seed != defaults.seed)
-    {
-        eprintln!(
-            "note: {} solves once per split: [multistart] starts and seed do not apply to it",
-            config.formulation.name()
-        );
-    }
     let out = out.unwrap_or_else(|| {
         let stem = config_path
             .file_stem()
@@ -435,6 +425,17 @@ fn run(
     let stop = stop_on_signals()?;
     let progress = std::io::stderr().is_terminal();
     let outcome = experiment::run_until(&config, &out, force, progress, Some(stop))?;
+    let random_starts = config.formulation.random_starts();
+    let defaults = experiment::MultistartConfig::default();
+    // After the run's checks: a config they refuse says why, not this.
+    if !random_starts
+        && (config.multistart.starts != defaults.starts || config.multistart.seed != defaults.seed)
+    {
+        eprintln!(
+            "note: {} solves once per split: [multistart] starts and seed do not apply to it",
+            config.formulation.name()
+        );
+    }
     let starts = if random_starts {
         format!(" x {} starts", config.multistart.starts)
     } else {

@@ -147,7 +147,7 @@ pub(super) fn predict(
     model_path: &Path,
     data_path: &Path,
     out: Option<&Path>,
-    target: &str,
+    target: Option<&str>,
 ) -> Result<()> {
     if let Some(out) = out {
         check_outputs(&[model_path, data_path], &[out])?;
@@ -163,11 +163,12 @@ pub(super) fn predict(
             loaded.kind
         );
     };
-    // The labels are in the column the model was trained with, unless --target says.
-    let target = match model.encoding().target.as_deref() {
-        Some(trained) if target == "target" => trained,
-        _ => target,
-    };
+    // The labels are in the column the model was trained with, unless --target says
+    // (models saved before the encoding recorded it: `target`).
+    let given = target;
+    let target = given
+        .or(model.encoding().target.as_deref())
+        .unwrap_or("target");
     let (table, x) = read_for_model(model.encoding(), data_path, target)?;
     let proba = model.predict_proba(&x);
     check_finite_outputs(&proba, &table)?;
@@ -194,7 +195,7 @@ pub(super) fn predict(
             println!("{}", model.classes()[k]);
         }
     }
-    if table.target.is_empty() && target != "target" {
+    if table.target.is_empty() && given.is_some() {
         eprintln!(
             "note: {} has no column '{target}' (--target): no accuracy to report",
             data_path.display()
@@ -257,13 +258,9 @@ fn predict_regression(
     model: &dyn Regressor,
     data_path: &Path,
     out: Option<&Path>,
-    target: &str,
+    target: Option<&str>,
 ) -> Result<()> {
-    let target = if target == "target" {
-        model.target()
-    } else {
-        target
-    };
+    let target = target.unwrap_or(model.target());
     let (table, x) = read_for_model(model.encoding(), data_path, target)?;
     // The target is read before anything is written: a bad value fails the command whole.
     let y: Vec<f64> = table

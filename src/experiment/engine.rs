@@ -452,8 +452,6 @@ pub fn run(exp: &Experiment, options: &RunOptions) -> Result<EngineOutcome> {
     })
 }
 
-/// Checks that every cell of `cells` (one data set's) has the task of the first
-/// (`regression`) and that a nested protocol's inner metric fits it.
 /// Data set `d` of `exp` read and split, and every cell on it checked against the data and
 /// against each split's training rows ([`Formulation::check`], then
 /// [`Formulation::check_split`]): the errors a run can know before it writes anything.
@@ -493,6 +491,8 @@ pub fn load_and_check(exp: &Experiment, d: usize) -> Result<(EngineData, Vec<Spl
     Ok((data, splits))
 }
 
+/// Checks that every cell of `cells` (one data set's) has the task of the first
+/// (`regression`) and that a nested protocol's inner metric fits it.
 fn check_task(exp: &Experiment, cells: &[&Cell], regression: bool) -> Result<()> {
     let bad = |m: String| GlassboxError::Config(format!("{}: {m}", exp.file.display()));
     let task = |r: bool| if r { "regression" } else { "classification" };
@@ -812,12 +812,13 @@ pub fn summary(manifest: &Manifest, done: &Done) -> String {
             // The spread and the seconds are the starts' (a choice's line holds the tree it
             // kept and the time of its folds).
             let solves = || starts.iter().filter(|l| !l.is_selection());
-            // Only a start with a usable point has a best objective to offer: one stopped
-            // without a solution still writes the objective at its infeasible point.
+            // Only a start that gave a model (a point, or a heuristic learner's fit) has a
+            // best objective to offer: one stopped without a solution still writes the
+            // objective at its infeasible point.
             let objectives: Vec<f64> = solves()
                 .map(|l| {
                     l.objective
-                        .filter(|_| crate::compare::has_solution(&l.status))
+                        .filter(|_| crate::result_plots::has_model(&l.status))
                         .unwrap_or(f64::NAN)
                 })
                 .collect();

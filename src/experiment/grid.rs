@@ -349,11 +349,13 @@ impl Experiment {
                             ms.get("seed"),
                             Some(toml::Value::Array(_) | toml::Value::Table(_))
                         ) {
-                            if !several {
+                            // (Over several data sets the config is still this one
+                            // formulation's.)
+                            if formulations.len() <= 1 {
                                 return Err(bad(format!(
                                     "[multistart] seed: '{}' solves once per split, so a list \
-                                     of seeds makes cells that differ by nothing: give one seed \
-                                     (or none)",
+                                     or range of seeds makes cells that differ by nothing: give \
+                                     one seed (or none)",
                                     table.get("name").and_then(|n| n.as_str()).unwrap_or("?")
                                 )));
                             }
@@ -1176,6 +1178,14 @@ name = "ipopt"
             e.contains("[multistart] seed: 'cart' solves once per split"),
             "{e}"
         );
+        // Over several data sets the config is still the one formulation's.
+        let two_sets = format!(
+            "[data]\npath = [\"a.csv\", \"b.csv\"]\n[formulation]\nname = \"cart\"\n{seeds}"
+        );
+        let e = Experiment::parse(Path::new("x.toml"), &two_sets)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("solves once per split"), "{e}");
         let one_seed = alone.replace("[1, 2]", "3");
         assert_eq!(
             Experiment::parse(Path::new("x.toml"), &one_seed)

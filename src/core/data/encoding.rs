@@ -200,15 +200,17 @@ impl Table {
         // A regression is fitted and judged by squared errors: targets beyond 1e150 square
         // past what a 64-bit float holds, and every objective and metric became inf / NaN.
         if let Some(y) = target {
-            if let Some(v) = y.iter().find(|v| v.abs() > MAX_REGRESSION_TARGET) {
+            if let Some(i) = y.iter().position(|v| v.abs() > MAX_REGRESSION_TARGET) {
+                let v = y[i];
                 return Err(GlassboxError::data(
                     &self.source,
                     format!(
-                        "column '{}': the regression target {v:e} is beyond \
+                        "column '{}', {}: the regression target {v:e} is beyond \
                          +-{MAX_REGRESSION_TARGET:e}, where its square (squared errors are what \
                          a regression fits and reports) overflows a 64-bit float; rescale the \
                          target (e.g. divide it by a power of ten)",
-                        self.target_name
+                        self.target_name,
+                        self.place_of_row(i)
                     ),
                 ));
             }

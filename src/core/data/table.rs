@@ -27,9 +27,11 @@ pub struct CsvOptions {
     /// `target` is then empty. Not a config key.
     #[serde(skip)]
     pub target_optional: bool,
-    /// Read only these feature columns (and the target); the file's other columns are
-    /// dropped unread: a model's new data may carry columns it does not use, whatever
-    /// they hold. `None` reads every column. Not a config key.
+    /// Read only these feature columns (and the target), each of which the file must have;
+    /// the file's other columns are dropped before their values are typed or checked for
+    /// gaps (a model's new data may carry columns it does not use). The file as a whole
+    /// must still be CSV (UTF-8, distinct names, one field per column). `None` reads every
+    /// column. Not a config key.
     #[serde(skip)]
     pub only_columns: Option<Vec<String>>,
 }
@@ -286,6 +288,21 @@ impl Table {
             ));
         }
 
+        if let Some(wanted) = &options.only_columns {
+            let present: std::collections::HashSet<&str> =
+                names.iter().map(String::as_str).collect();
+            if let Some(missing) = wanted.iter().find(|w| !present.contains(w.trim())) {
+                return Err(err(format!(
+                    "there is no column '{}', which the model was trained with; the columns \
+                     are {}{}",
+                    missing.trim(),
+                    quoted_list(&names),
+                    other_separator(&names)
+                        .map(|c| format!("; {}", separator_message(&names, c)))
+                        .unwrap_or_default()
+                )));
+            }
+        }
         let (names, mut rows) = match &options.only_columns {
             Some(wanted) => {
                 let wanted: std::collections::HashSet<&str> =
@@ -301,19 +318,8 @@ impl Table {
         };
         let target_index = names.iter().position(|n| *n == target_name);
         if target_index.is_none() && !options.target_optional {
-            // One column whose name holds another separator: the file is not comma-separated.
-            let separator = match names.as_slice() {
-                [only] => [';', '\t', '|'].into_iter().find(|c| only.contains(*c)),
-                _ => None,
-            };
-            if let Some(c) = separator {
-                return Err(err(format!(
-                    "the header is one column, {}, which holds {:?}: the file seems separated by \
-                     {:?}, but glassbox reads comma-separated files; save it with commas",
-                    quoted_list(&names),
-                    c,
-                    c
-                )));
+            if let Some(c) = other_separator(&names) {
+                return Err(err(separator_message(&names, c)));
             }
             return Err(err(format!(
                 "there is no target column '{target_name}'; the columns are {}; name the \
@@ -398,8 +404,8 @@ impl Table {
         }
 
         // Column-major, typed.
-        let mut feature_names = Vec::with_capacity(names.len() - 1);
-        let mut columns = Vec::with_capacity(names.len() - 1);
+        let mut feature_names = Vec::with_capacity(names.len().saturating_sub(1));
+        let mut columns = Vec::with_capacity(names.len().saturating_sub(1));
         let mut target = Vec::new();
         for (j, name) in names.iter().enumerate() {
             let cells: Vec<String> = rows.iter_mut().map(|r| std::mem::take(&mut r[j])).collect();
@@ -518,6 +524,23 @@ impl Table {
             None => format!("line {}", self.line_of(i)),
         }
     }
+}
+
+/// The separator a header of one column holds (`;`, a tab, `|`): the file is then not
+/// comma-separated.
+fn other_separator(names: &[String]) -> Option<char> {
+    match names {
+        [only] => [';', '\t', '|'].into_iter().find(|c| only.contains(*c)),
+        _ => None,
+    }
+}
+
+fn separator_message(names: &[String], c: char) -> String {
+    format!(
+        "the header is one column, {}, which holds {c:?}: the file seems separated by {c:?}, \
+         but glassbox reads comma-separated files; save it with commas",
+        quoted_list(names)
+    )
 }
 
 /// Decides the type of a feature column that was not declared categorical. `for_model`: the
