@@ -397,6 +397,25 @@ impl Settings {
             Some(RawOptionValue::Str(s)) if s == "spg" => Method::Spg,
             _ => Method::Lbfgs,
         };
+        // Options that another option turns off would be silently unused.
+        let given = |name: &str| options.raw.contains_key(name);
+        let choice = |name: &str, value: &str| matches!(options.raw.get(name), Some(RawOptionValue::Str(s)) if s == value);
+        for (name, off, by) in [
+            ("barrier_initial", path == Path::Direct, "path = \"direct\""),
+            ("barrier_final", path == Path::Direct, "path = \"direct\""),
+            (
+                "refine_after",
+                choice("refine", "none"),
+                "refine = \"none\"",
+            ),
+        ] {
+            if off && given(name) {
+                return Err(invalid(
+                    name,
+                    format!("{by} leaves it unused: remove {name}, or change {by}"),
+                ));
+            }
+        }
         Ok(Settings {
             method,
             memory: int("memory", 1, 1000, 10)? as usize,

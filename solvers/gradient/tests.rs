@@ -238,6 +238,33 @@ fn options_are_range_checked() {
             .expect_err(&format!("{name} = {value}"));
         assert!(err.to_string().contains(name), "{err}");
     }
+    // An option another one turns off is refused, naming it and the other.
+    for (name, value, by) in [
+        (
+            "barrier_initial",
+            RawOptionValue::Float(0.5),
+            ("path", "direct"),
+        ),
+        (
+            "barrier_final",
+            RawOptionValue::Float(1e-4),
+            ("path", "direct"),
+        ),
+        ("refine_after", RawOptionValue::Int(5), ("refine", "none")),
+    ] {
+        let options = SolveOptions {
+            raw: raw(&[(name, value), (by.0, RawOptionValue::Str(by.1.into()))]),
+            ..SolveOptions::default()
+        };
+        let err = LbfgsSolver::new()
+            .solve(&problem, &options)
+            .expect_err(name)
+            .to_string();
+        assert!(
+            err.contains(name) && err.contains(&format!("{} = \"{}\"", by.0, by.1)),
+            "{err}"
+        );
+    }
     // Every declared option with a valid value is taken.
     for spec in OPTIONS {
         let value = match spec.kind {
