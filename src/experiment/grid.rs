@@ -291,6 +291,20 @@ impl Experiment {
             Some(_) => return Err(bad("[formulation] must be a table".into())),
             None => Vec::new(),
         };
+        // The results, the summary and the plots name a data set by its file's stem.
+        let mut stems: std::collections::BTreeMap<String, String> = Default::default();
+        for path in datasets.iter().flatten().filter_map(|p| p.as_str()) {
+            let stem = Path::new(path)
+                .file_stem()
+                .map(|s| s.to_string_lossy().to_string())
+                .unwrap_or_default();
+            if let Some(first) = stems.insert(stem.clone(), path.to_string()) {
+                return Err(bad(format!(
+                    "data.path lists \"{first}\" and \"{path}\", both named '{stem}' in the \
+                     results (a data set is named by its file's stem): rename one"
+                )));
+            }
+        }
         let several = datasets.len() > 1 || formulations.len() > 1;
         if several {
             if formulations.len() > 1 && doc.contains_key("grid") {
@@ -1162,6 +1176,29 @@ name = "ipopt"
             .to_string();
         assert!(e.contains("[split] repeats: invalid type: map"), "{e}");
         assert_eq!(e.matches("config error").count(), 1, "{e}");
+    }
+
+    /// Two data sets whose files share a stem would share a name in the results: refused.
+    #[test]
+    fn two_data_sets_of_one_name_are_refused() {
+        let same_stem = BASE.replace(
+            "synthetic = { rows = 60, features = 3, classes = 2, seed = 1 }",
+            "path = [\"d1/data.csv\", \"d2/data.csv\"]",
+        );
+        let e = Experiment::parse(Path::new("x.toml"), &same_stem)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("both named 'data' in the results"), "{e}");
+        let distinct = same_stem
+            .replace("d1/data.csv", "../shared/datasets/iris.csv")
+            .replace("d2/data.csv", "../shared/datasets/wine.csv");
+        assert_eq!(
+            Experiment::parse(Path::new("x.toml"), &distinct)
+                .unwrap()
+                .blocks
+                .len(),
+            2
+        );
     }
 
     /// A seed list makes no cells for a formulation that solves once per split: refused in
