@@ -266,6 +266,8 @@ fn checked(options: &SolveOptions) -> Result<(Option<Device>, Kind, SolveOptions
     inner.raw.remove("device");
     inner.raw.remove("dtype");
     inner.raw.remove("finish");
+    // The user's options only: the defaults set below may combine what a user may not.
+    gradient::refuse_unused_options(&inner.raw).map_err(as_torch_error)?;
     // A Newton step costs n backward passes here, so projected Newton only takes over when
     // L-BFGS stalls, on the barrier path too (where lbfgs's default is Newton from the
     // start: 50 s per Boston start instead of 5, measured).
@@ -277,7 +279,7 @@ fn checked(options: &SolveOptions) -> Result<(Option<Device>, Kind, SolveOptions
         .raw
         .entry("path".to_string())
         .or_insert(RawOptionValue::Str("direct".into()));
-    gradient::check_options(&inner).map_err(as_torch_error)?;
+    gradient::check_settings(&inner).map_err(as_torch_error)?;
     Ok((device, kind, inner))
 }
 

@@ -416,6 +416,19 @@ fn options_and_capabilities() {
     let bad = cpu().with_raw("memory", RawOptionValue::Int(0));
     let err = torch().solve(&bounded_quadratic(), &bad).unwrap_err();
     assert!(err.to_string().contains("torch"), "{err}");
+    // A user's refine_after with refine = "none" is unused, as with lbfgs (torch's own
+    // defaults combine the two, and its float32 stage solves so).
+    let unused = cpu()
+        .with_raw("refine", RawOptionValue::Str("none".into()))
+        .with_raw("refine_after", RawOptionValue::Int(5));
+    let err = torch()
+        .solve(&bounded_quadratic(), &unused)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("torch") && err.contains("refine_after"),
+        "{err}"
+    );
     // ... and by the registry, before any solve (a config fails before a run writes).
     let err = registry::nlp_solver("torch", &bad)
         .err()

@@ -305,9 +305,52 @@ pub(crate) struct Settings {
     pub interrupt: Option<Interrupt>,
 }
 
-/// Checks the options as a solve does (see [`Settings::checked`]).
+/// Checks a config's options: as a solve does (see [`Settings::checked`]), and none that
+/// another one turns off ([`refuse_unused_options`]).
 pub(crate) fn check_options(options: &SolveOptions) -> Result<()> {
+    refuse_unused_options(&options.raw)?;
+    check_settings(options)
+}
+
+/// Checks the options as a solve does (see [`Settings::checked`]): for `torch`, whose own
+/// defaults combine options a user may not (`refine = "none"` beside its `refine_after`).
+pub(crate) fn check_settings(options: &SolveOptions) -> Result<()> {
     Settings::checked(options).map(|_| ())
+}
+
+/// Refuses a user's raw option that another one turns off, which would be silently unused:
+/// `barrier_initial` / `barrier_final` with `path = "direct"`, `refine_after` with
+/// `refine = "none"`.
+pub(crate) fn refuse_unused_options(
+    raw: &std::collections::BTreeMap<String, RawOptionValue>,
+) -> Result<()> {
+    let choice = |name: &str, value: &str| matches!(raw.get(name), Some(RawOptionValue::Str(s)) if s == value);
+    for (name, off, by) in [
+        (
+            "barrier_initial",
+            choice("path", "direct"),
+            "path = \"direct\"",
+        ),
+        (
+            "barrier_final",
+            choice("path", "direct"),
+            "path = \"direct\"",
+        ),
+        (
+            "refine_after",
+            choice("refine", "none"),
+            "refine = \"none\"",
+        ),
+    ] {
+        if off && raw.contains_key(name) {
+            return Err(GlassboxError::InvalidOption {
+                solver: NAME.to_string(),
+                option: name.to_string(),
+                message: format!("{by} leaves it unused: remove {name}, or change {by}"),
+            });
+        }
+    }
+    Ok(())
 }
 
 impl Settings {
@@ -397,25 +440,6 @@ impl Settings {
             Some(RawOptionValue::Str(s)) if s == "spg" => Method::Spg,
             _ => Method::Lbfgs,
         };
-        // Options that another option turns off would be silently unused.
-        let given = |name: &str| options.raw.contains_key(name);
-        let choice = |name: &str, value: &str| matches!(options.raw.get(name), Some(RawOptionValue::Str(s)) if s == value);
-        for (name, off, by) in [
-            ("barrier_initial", path == Path::Direct, "path = \"direct\""),
-            ("barrier_final", path == Path::Direct, "path = \"direct\""),
-            (
-                "refine_after",
-                choice("refine", "none"),
-                "refine = \"none\"",
-            ),
-        ] {
-            if off && given(name) {
-                return Err(invalid(
-                    name,
-                    format!("{by} leaves it unused: remove {name}, or change {by}"),
-                ));
-            }
-        }
         Ok(Settings {
             method,
             memory: int("memory", 1, 1000, 10)? as usize,
