@@ -411,6 +411,10 @@ fn fixed_split_from_a_test_file() {
          name = \"cart\"\ncriterion = \"squared_error\"\ndepth = 1\n"
     ));
     assert_clean_failure(&output, &out, &["column 'target', ", "reg_test.csv line 3"]);
+    // The training file as its own test file would test on the training rows.
+    let data = format!("path = \"{train_csv}\"\ntest_path = \"{train_csv}\"");
+    let (output, out, _d) = run_config(&config(&data, "depth = 2", ""));
+    assert_clean_failure(&output, &out, &["data.test_path is data.path"]);
     // A training file of one class cannot be learned from, whatever the test file holds.
     let setosa: Vec<&str> = train
         .iter()
@@ -618,6 +622,14 @@ fn predict_reads_the_trained_target_and_only_the_model_s_columns() {
     assert!(output.status.success());
     assert!(String::from_utf8_lossy(&output.stdout).starts_with("a\nb\n"));
     assert!(!String::from_utf8_lossy(&output.stderr).contains("note"));
+    // An empty file: the header it needs is the model's columns (the target is optional).
+    let empty = write_csv(dir.path(), "empty.csv", "");
+    let output = glassbox(&["predict", model.to_str().unwrap(), &empty]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("the file is empty") && !stderr.contains("target column"),
+        "{stderr}"
+    );
     // A file lacking the model's columns is refused naming one and listing the file's own
     // (the reader kept no column and panicked on "capacity overflow"); a file separated
     // by ';' says so.

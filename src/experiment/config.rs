@@ -249,6 +249,15 @@ impl ExperimentConfig {
         if raw.data.test_path.is_some() && (split.repeats != 1 || raw.data.synthetic.is_some()) {
             return Err(bad("data.test_path gives one fixed split: set split.repeats = 1 (and use data.path, not synthetic)".into()));
         }
+        if let (Some(train), Some(test)) = (&raw.data.path, &raw.data.test_path) {
+            if train == test {
+                return Err(bad(format!(
+                    "data.test_path is data.path ({}): the test rows would be the training \
+                     rows; give a file of other rows, or leave test_path out for random splits",
+                    test.display()
+                )));
+            }
+        }
         if split.repeats == 0 {
             return Err(bad("split.repeats must be at least 1".into()));
         }

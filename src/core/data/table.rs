@@ -276,9 +276,14 @@ impl Table {
 
         let target_name = options.target.trim().to_string();
         let Some(names) = header else {
+            // (A file to predict on may leave the target out.)
+            let target = match options.target_optional {
+                true => String::new(),
+                false => format!(" (including the target column '{target_name}')"),
+            };
             return Err(err(format!(
-                "the file is empty; expected a header row naming the columns (including \
-                 the target column '{target_name}') followed by data rows"
+                "the file is empty; expected a header row naming the columns{target} followed \
+                 by data rows"
             )));
         };
         if rows.is_empty() {
