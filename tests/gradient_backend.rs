@@ -22,6 +22,8 @@
 
 #[path = "common/best_objectives.rs"]
 mod best_objectives;
+#[path = "common/grid_run.rs"]
+mod grid_run;
 #[path = "common/iris_split.rs"]
 mod iris_split;
 
@@ -326,8 +328,6 @@ fn a_first_penalty_above_the_cap_is_refused() {
 /// summary showed best_obj 0.00182 (an infeasible point's objective) beside test_acc NaN.
 #[test]
 fn grid_summary_spread_leaves_out_starts_without_a_solution() {
-    use glassbox::experiment::engine::{self, RunOptions};
-    use glassbox::experiment::grid::Experiment;
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("grid.toml");
     let text = format!(
@@ -338,18 +338,7 @@ fn grid_summary_spread_leaves_out_starts_without_a_solution() {
         env!("CARGO_MANIFEST_DIR")
     );
     std::fs::write(&path, text).unwrap();
-    let outcome = engine::run(
-        &Experiment::load(&path).unwrap(),
-        &RunOptions {
-            out: dir.path().join("out"),
-            force: false,
-            jobs: 1,
-            shard: None,
-            progress: false,
-            stop: Arc::new(std::sync::atomic::AtomicBool::new(false)),
-        },
-    )
-    .unwrap();
+    let outcome = grid_run::run_grid(&path, dir.path().join("out"));
     let lines: Vec<serde_json::Value> =
         std::fs::read_to_string(dir.path().join("out/results.jsonl"))
             .unwrap()

@@ -2,6 +2,9 @@
 //! threads; TAO never increases the training error and finds the 0/1-optimal split CART
 //! misses; TMO's decoding follows the thesis' Figures 3.11-3.14; TMO runs from a config.
 
+#[path = "common/grid_run.rs"]
+mod grid_run;
+
 use glassbox::data::synthetic_oblique;
 use glassbox::experiment::{self, ExperimentConfig};
 use glassbox::formulations::cart::grow::{Criterion, Targets};
@@ -697,8 +700,6 @@ fn forest_grows_only_its_first_tree_once_a_stop_is_requested() {
 /// learner cell).
 #[test]
 fn a_learner_grid_summary_shows_its_fits() {
-    use glassbox::experiment::engine::{self, RunOptions};
-    use glassbox::experiment::grid::Experiment;
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("grid.toml");
     let text = format!(
@@ -707,18 +708,7 @@ fn a_learner_grid_summary_shows_its_fits() {
         env!("CARGO_MANIFEST_DIR")
     );
     std::fs::write(&path, text).unwrap();
-    let outcome = engine::run(
-        &Experiment::load(&path).unwrap(),
-        &RunOptions {
-            out: dir.path().join("out"),
-            force: false,
-            jobs: 1,
-            shard: None,
-            progress: false,
-            stop: std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false)),
-        },
-    )
-    .unwrap();
+    let outcome = grid_run::run_grid(&path, dir.path().join("out"));
     for depth in [1, 2] {
         let row: Vec<&str> = outcome
             .summary

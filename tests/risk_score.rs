@@ -579,6 +579,12 @@ fn run(dir: &std::path::Path, formulation: &str, classes: usize) -> (std::proces
          [formulation]\n{formulation}\n[solver]\nname = \"highs\"\ntime_limit = 4.0\nthreads = 1\n",
         write_csv(dir, classes)
     );
+    let (output, out) = run_config(dir, &config);
+    (output, out.to_str().unwrap().to_string())
+}
+
+/// Writes `config` in `dir` and runs it into `dir/out` (replacing it).
+fn run_config(dir: &std::path::Path, config: &str) -> (std::process::Output, std::path::PathBuf) {
     let path = dir.join("config.toml");
     std::fs::write(&path, config).unwrap();
     let out = dir.join("out");
@@ -589,7 +595,22 @@ fn run(dir: &std::path::Path, formulation: &str, classes: usize) -> (std::proces
         out.to_str().unwrap(),
         "--force",
     ]);
-    (output, out.to_str().unwrap().to_string())
+    (output, out)
+}
+
+/// Writes `csv` and a config of its `[data] path`, then `rest` (the tables after `[data]`),
+/// in `dir`, and runs it into `dir/out` (replacing it).
+fn run_csv(
+    dir: &std::path::Path,
+    csv: &str,
+    rest: &str,
+) -> (std::process::Output, std::path::PathBuf) {
+    let data = dir.join("data.csv");
+    std::fs::write(&data, csv).unwrap();
+    run_config(
+        dir,
+        &format!("[data]\npath = \"{}\"\n{rest}", data.display()),
+    )
 }
 
 fn assert_fails(formulation: &str, classes: usize, needles: &[&str]) {
@@ -651,26 +672,12 @@ fn an_ogrs_split_that_cannot_be_fitted_fails_before_any_line() {
         let rare = u8::from(i == 7);
         text.push_str(&format!("{},{:.2},{rare},{}\n", x[(i, 0)], x[(i, 1)], y[i]));
     }
-    let data = dir.path().join("rare.csv");
-    std::fs::write(&data, text).unwrap();
-    let config = dir.path().join("config.toml");
-    std::fs::write(
-        &config,
-        format!(
-            "[data]\npath = \"{}\"\n[split]\nprotocol = \"kfold\"\nfolds = 4\n\
-             [formulation]\nname = \"ogrs\"\nrules = 3\n[solver]\nname = \"highs\"\n\
-             time_limit = 4.0\nthreads = 1\n",
-            data.display()
-        ),
-    )
-    .unwrap();
-    let out = dir.path().join("out");
-    let output = glassbox(&[
-        "run",
-        config.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-    ]);
+    let (output, out) = run_csv(
+        dir.path(),
+        &text,
+        "[split]\nprotocol = \"kfold\"\nfolds = 4\n[formulation]\nname = \"ogrs\"\n\
+         rules = 3\n[solver]\nname = \"highs\"\ntime_limit = 4.0\nthreads = 1\n",
+    );
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(!output.status.success(), "{stderr}");
     assert!(!out.join("results.jsonl").exists(), "{stderr}");
@@ -786,27 +793,13 @@ fn a_threshold_between_values_near_f64_max_is_saved_and_loads() {
         let a = ["1.7e308", "1.6e308", "1.5e308", "1.4e308"][i % 4];
         text.push_str(&format!("{a},{},{}\n", i + 1, ["x", "y"][i % 2]));
     }
-    let csv = dir.path().join("huge.csv");
-    std::fs::write(&csv, text).unwrap();
-    let config = dir.path().join("config.toml");
-    std::fs::write(
-        &config,
-        format!(
-            "[data]\npath = \"{}\"\n[split]\ntest_fraction = 0.25\nrepeats = 1\nseed = 1\n\
-             [formulation]\nname = \"ogrs\"\nrules = 2\n\
-             [solver]\nname = \"highs\"\ntime_limit = 4.0\nthreads = 1\n",
-            csv.display()
-        ),
-    )
-    .unwrap();
-    let out = dir.path().join("out");
-    let output = glassbox(&[
-        "run",
-        config.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-        "--force",
-    ]);
+    let (output, out) = run_csv(
+        dir.path(),
+        &text,
+        "[split]\ntest_fraction = 0.25\nrepeats = 1\nseed = 1\n[formulation]\nname = \"ogrs\"\n\
+         rules = 2\n[solver]\nname = \"highs\"\ntime_limit = 4.0\nthreads = 1\n",
+    );
+    let csv = dir.path().join("data.csv");
     assert!(
         output.status.success(),
         "{}",

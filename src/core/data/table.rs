@@ -315,9 +315,11 @@ impl Table {
                 let kept: Vec<usize> = (0..names.len())
                     .filter(|&j| names[j] == target_name || wanted.contains(names[j].as_str()))
                     .collect();
-                let pick = |row: &[String]| kept.iter().map(|&j| row[j].clone()).collect();
-                let rows: Vec<Vec<String>> = rows.iter().map(|r| pick(r)).collect();
-                (pick(&names), rows)
+                let pick = |mut row: Vec<String>| -> Vec<String> {
+                    kept.iter().map(|&j| std::mem::take(&mut row[j])).collect()
+                };
+                let rows: Vec<Vec<String>> = rows.into_iter().map(pick).collect();
+                (pick(names), rows)
             }
             None => (names, rows),
         };
